@@ -1,0 +1,80 @@
+//! Serde types for every shape of the courier interface, generated from `spec/openapi.yaml`.
+//!
+//! This crate is usable alone: it depends on serde, serde_json and uuid only, with no HTTP
+//! stack, so a service, a test fixture or a queue consumer can read and write every shape of the
+//! interface without pulling in a client. Enable the `schemars` feature to derive
+//! `schemars::JsonSchema` for every type.
+//!
+//! | interface section | type |
+//! |---|---|
+//! | 2.1 failed run in a list | [`WorkflowDlqMessage`] (in [`ListWorkflowDlqResponse`]) |
+//! | 2.2 single failed run | [`FailedWorkflowRun`] with [`FailureCallbackInfo`] |
+//! | 2.3 URL group | [`UrlGroup`], [`UrlGroupEndpoint`] |
+//! | 2.4 error body | [`ErrorBody`] |
+//! | 2.5 search index | [`SearchIndex`] |
+//! | 2.6 data points | [`DataPoint`], [`DailyRequestDataPoint`], [`NamedSeries`] |
+//! | 2.7 index statistics | [`SearchIndexStats`] |
+//! | 2.8 account statistics | [`AccountStats`] |
+//! | 2.9 messaging account | [`MessagingAccount`] |
+//! | 4.3 bulk delete result | [`DeleteWorkflowDlqResponse`] |
+//!
+//! Optional fields are `Option`s that are omitted when `None`; unknown fields are ignored on
+//! read, so payloads from newer services still deserialise.
+//!
+//! ```
+//! let json = r#"{"error": "count: 500 is above the maximum 100"}"#;
+//! let body: courier_models::ErrorBody = serde_json::from_str(json).unwrap();
+//! assert_eq!(body.error, "count: 500 is above the maximum 100");
+//! ```
+
+#[rustfmt::skip]
+#[allow(clippy::all, missing_docs)]
+mod generated;
+
+pub use generated::*;
+
+impl ReservedPlanType {
+    /// No reserved plan applies (no card attached and not pay-as-you-go): the empty string on
+    /// the wire. typify names this variant `X`, having no letters to derive a name from.
+    pub const NONE: ReservedPlanType = ReservedPlanType::X;
+}
+
+impl StatsPeriod {
+    /// Every period, shortest first.
+    pub const ALL: [StatsPeriod; 7] = [
+        StatsPeriod::X1h,
+        StatsPeriod::X3h,
+        StatsPeriod::X12h,
+        StatsPeriod::X1d,
+        StatsPeriod::X3d,
+        StatsPeriod::X7d,
+        StatsPeriod::X30d,
+    ];
+
+    /// Length of the period in seconds.
+    pub fn seconds(self) -> i64 {
+        const HOUR: i64 = 3600;
+        match self {
+            StatsPeriod::X1h => HOUR,
+            StatsPeriod::X3h => 3 * HOUR,
+            StatsPeriod::X12h => 12 * HOUR,
+            StatsPeriod::X1d => 24 * HOUR,
+            StatsPeriod::X3d => 72 * HOUR,
+            StatsPeriod::X7d => 168 * HOUR,
+            StatsPeriod::X30d => 720 * HOUR,
+        }
+    }
+
+    /// How many data points a series of this period holds: 60, or 240 for `30d`.
+    pub fn data_points(self) -> i64 {
+        match self {
+            StatsPeriod::X30d => 240,
+            _ => 60,
+        }
+    }
+
+    /// Spacing of the data points in seconds: period/60, or 3 hours for `30d`.
+    pub fn interval_seconds(self) -> i64 {
+        self.seconds() / self.data_points()
+    }
+}

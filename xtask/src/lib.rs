@@ -1,0 +1,189 @@
+//! courier's code generator as a library: spec text in, the generated files of every crate out.
+//!
+//! `cargo xtask codegen` writes what [`generate`] returns; `--check` compares it with the files
+//! on disk. Keeping generation a pure function of the spec text makes it testable (determinism,
+//! staleness, lint) without touching the workspace.
+
+pub mod lint;
+mod models;
+mod progenitor_gen;
+mod render;
+mod server;
+
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::path::Path;
+
+/// Where the spec lives, relative to the workspace root.
+pub const SPEC_PATH: &str = "spec/openapi.yaml";
+/// The command that regenerates every generated file; named in each file's header.
+pub const REGENERATE: &str = "cargo xtask codegen";
+
+/// One generated file: its path relative to the workspace root and its full contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedFile {
+    pub path: &'static str,
+    pub contents: String,
+}
+
+/// Why generation could not run. Never a panic: every failure is reported through this.
+#[derive(Debug)]
+pub enum CodegenError {
+    /// The spec is not valid YAML or not an OpenAPI 3.0 document.
+    Parse(String),
+    /// The spec breaks rules the generators rely on.
+    Lint(Vec<lint::LintError>),
+    /// A generator failed (or panicked) on a spec that passed the lint.
+    Generator(String),
+}
+
+impl fmt::Display for CodegenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CodegenError::Parse(message) => write!(f, "{SPEC_PATH} could not be read: {message}"),
+            CodegenError::Lint(errors) => {
+                writeln!(f, "{SPEC_PATH} breaks {} codegen rule(s):", errors.len())?;
+                for error in errors {
+                    writeln!(f, "  {error}")?;
+                }
+                Ok(())
+            }
+            CodegenError::Generator(message) => write!(f, "code generation failed: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for CodegenError {}
+
+/// The spec, parsed twice: as plain JSON for the lint (pointers) and as typed OpenAPI.
+pub struct Spec {
+    pub json: serde_json::Value,
+    pub openapi: openapiv3::OpenAPI,
+    pub sha256: String,
+}
+
+impl Spec {
+    pub fn parse(text: &str) -> Result<Spec, CodegenError> {
+        let json: serde_json::Value =
+            serde_yaml::from_str(text).map_err(|e| CodegenError::Parse(e.to_string()))?;
+        let errors = lint::lint(&json);
+        if !errors.is_empty() {
+            return Err(CodegenError::Lint(errors));
+        }
+        let openapi: openapiv3::OpenAPI =
+            serde_json::from_value(json.clone()).map_err(|e| CodegenError::Parse(e.to_string()))?;
+        let sha256 = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(Spec {
+            json,
+            openapi,
+            sha256,
+        })
+    }
+}
+
+/// Generates every file from the spec text.
+pub fn generate(spec_text: &str) -> Result<Vec<GeneratedFile>, CodegenError> {
+    let spec = Spec::parse(spec_text)?;
+    // progenitor and typify assert on specs they cannot handle; the lint catches the known cases,
+    // and this turns any other into a report instead of a panic.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| generate_parsed(&spec));
+    std::panic::set_hook(hook);
+    match result {
+        Ok(files) => files,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a generator panicked".to_owned());
+            Err(CodegenError::Generator(message))
+        }
+    }
+}
+
+fn generate_parsed(spec: &Spec) -> Result<Vec<GeneratedFile>, CodegenError> {
+    let models = models::generate(spec)?;
+    let mut files = vec![GeneratedFile {
+        path: "crates/models/src/generated.rs",
+        contents: render::file(
+            spec,
+            "courier-models: serde types for every schema",
+            models.tokens,
+        )?,
+    }];
+    for interface in &progenitor_gen::INTERFACES {
+        let tokens = progenitor_gen::client(spec, interface, &models.type_names)?;
+        files.push(GeneratedFile {
+            path: interface.client_path,
+            contents: render::file(spec, interface.client_title, tokens)?,
+        });
+    }
+    let server = server::generate(spec, &models.type_names)?;
+    if server.is_empty() {
+        return Ok(files);
+    }
+    files.push(GeneratedFile {
+        path: "crates/server/src/generated.rs",
+        contents: render::file(
+            spec,
+            "courier-server: request types, response enums, traits and routers",
+            server,
+        )?,
+    });
+    Ok(files)
+}
+
+/// A generated file whose contents on disk differ from what the spec produces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleFile {
+    pub path: &'static str,
+    pub missing: bool,
+}
+
+/// Compares the generated files with the workspace at `root`; writes nothing.
+pub fn stale_files(root: &Path, files: &[GeneratedFile]) -> Vec<StaleFile> {
+    files
+        .iter()
+        .filter_map(|file| match std::fs::read_to_string(root.join(file.path)) {
+            Ok(on_disk) if on_disk == file.contents => None,
+            Ok(_) => Some(StaleFile {
+                path: file.path,
+                missing: false,
+            }),
+            Err(_) => Some(StaleFile {
+                path: file.path,
+                missing: true,
+            }),
+        })
+        .collect()
+}
+
+/// Writes the generated files under `root`, returning the paths that changed.
+pub fn write_files(root: &Path, files: &[GeneratedFile]) -> std::io::Result<Vec<&'static str>> {
+    let mut changed = Vec::new();
+    for StaleFile { path, .. } in stale_files(root, files) {
+        let file = files
+            .iter()
+            .find(|f| f.path == path)
+            .expect("stale file comes from the list");
+        let target = root.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(target, &file.contents)?;
+        changed.push(path);
+    }
+    Ok(changed)
+}
+
+/// The workspace root: the parent of this crate's directory.
+pub fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives inside the workspace")
+}

@@ -1,0 +1,76 @@
+//! `cargo xtask codegen [--check]`: regenerates (or checks) every generated file from the spec.
+
+use std::process::ExitCode;
+use xtask::{REGENERATE, SPEC_PATH, generate, stale_files, workspace_root, write_files};
+
+const USAGE: &str = "usage: cargo xtask codegen [--check]\n\n\
+    codegen          regenerate every generated file from spec/openapi.yaml\n\
+    codegen --check  write nothing; fail naming each generated file that is stale";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let check = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["codegen"] => false,
+        ["codegen", "--check"] => true,
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let root = workspace_root();
+    let spec_text = match std::fs::read_to_string(root.join(SPEC_PATH)) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {SPEC_PATH}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let files = match generate(&spec_text) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if check {
+        let stale = stale_files(root, &files);
+        if stale.is_empty() {
+            println!(
+                "codegen: {} generated files are up to date with {SPEC_PATH}",
+                files.len()
+            );
+            return ExitCode::SUCCESS;
+        }
+        for file in &stale {
+            let what = if file.missing { "missing" } else { "stale" };
+            eprintln!("{what}: {}", file.path);
+        }
+        eprintln!(
+            "error: {} generated file(s) do not match {SPEC_PATH}; run `{REGENERATE}`",
+            stale.len()
+        );
+        return ExitCode::FAILURE;
+    }
+    match write_files(root, &files) {
+        Ok(changed) => {
+            for path in &changed {
+                println!("wrote {path}");
+            }
+            println!(
+                "codegen: {} files from {SPEC_PATH}, {} changed",
+                files.len(),
+                changed.len()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: writing generated files: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

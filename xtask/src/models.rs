@@ -1,0 +1,93 @@
+//! Generates `courier-models`: typify's types for every component schema, nothing else.
+
+use crate::{CodegenError, Spec};
+use proc_macro2::TokenStream;
+use progenitor::{GenerationSettings, Generator, TypePatch};
+use typify::TypeDetails;
+
+/// Derive added to every model type behind the crate's `schemars` feature.
+const SCHEMARS_ATTR: &str = "#[cfg_attr(feature = \"schemars\", derive(::schemars::JsonSchema))]";
+
+pub struct Models {
+    pub tokens: TokenStream,
+    /// The Rust name of every generated type (typify's sanitised Pascal case of the component
+    /// name, e.g. `WorkflowDLQMessage` → `WorkflowDlqMessage`), with the traits it implements.
+    pub type_names: Vec<ModelType>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ModelType {
+    pub name: String,
+    pub is_string_enum: bool,
+    pub has_default: bool,
+}
+
+fn settings() -> GenerationSettings {
+    let mut settings = GenerationSettings::new();
+    // BTreeMap keeps header maps in a stable order, so serialised JSON (and snapshots) are stable.
+    settings
+        .with_map_type("::std::collections::BTreeMap")
+        .with_derive("PartialEq");
+    settings
+}
+
+fn types_only(spec: &Spec) -> openapiv3::OpenAPI {
+    let mut openapi = spec.openapi.clone();
+    openapi.paths = Default::default();
+    openapi
+}
+
+pub fn generate(spec: &Spec) -> Result<Models, CodegenError> {
+    let openapi = types_only(spec);
+    // First pass: learn typify's names, which the patches below are keyed by.
+    let mut first = Generator::new(&settings());
+    first
+        .generate_tokens(&openapi)
+        .map_err(|e| CodegenError::Generator(e.to_string()))?;
+    let component_defaults: Vec<String> = spec
+        .json
+        .pointer("/components/schemas")
+        .and_then(serde_json::Value::as_object)
+        .map(|schemas| {
+            schemas
+                .iter()
+                .filter(|(_, schema)| schema.get("default").is_some())
+                .map(|(name, _)| heck::ToUpperCamelCase::to_upper_camel_case(name.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut type_names: Vec<ModelType> = first
+        .get_type_space()
+        .iter_types()
+        .filter_map(|ty| {
+            let is_string_enum = match ty.details() {
+                TypeDetails::Enum(_) => true,
+                TypeDetails::Struct(_) | TypeDetails::Newtype(_) => false,
+                _ => return None,
+            };
+            let name = ty.name();
+            let has_default = component_defaults.contains(&name);
+            Some(ModelType {
+                name,
+                is_string_enum,
+                has_default,
+            })
+        })
+        .collect();
+    type_names.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut settings = settings();
+    let mut patch = TypePatch::default();
+    patch.with_attr(SCHEMARS_ATTR);
+    for ty in &type_names {
+        settings.with_patch(&ty.name, &patch);
+    }
+    let mut generator = Generator::new(&settings);
+    generator
+        .generate_tokens(&openapi)
+        .map_err(|e| CodegenError::Generator(e.to_string()))?;
+    Ok(Models {
+        tokens: generator.get_type_space().to_stream(),
+        type_names,
+    })
+}
