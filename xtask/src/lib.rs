@@ -124,9 +124,6 @@ fn generate_parsed(spec: &Spec) -> Result<Vec<GeneratedFile>, CodegenError> {
         });
     }
     let server = server::generate(spec, &models.type_names)?;
-    if server.is_empty() {
-        return Ok(files);
-    }
     files.push(GeneratedFile {
         path: "crates/server/src/generated.rs",
         contents: render::file(

@@ -1,0 +1,210 @@
+//! Pieces the generated routers are built from: JSON responses, rejections, fallbacks, layers.
+
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use courier_models::ErrorBody;
+
+/// Largest request body the service reads. No interface operation takes a body; the admin API's
+/// batches of failed runs stay well below it.
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// The `{"error": "..."}` body of section 2.4.
+pub fn error_body(message: impl Into<String>) -> ErrorBody {
+    ErrorBody {
+        error: message.into(),
+    }
+}
+
+/// A JSON response with `content-type: application/json`.
+pub fn json<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("response could not be serialised: {e}"),
+        ),
+    }
+}
+
+/// A response with an empty body.
+pub fn empty(status: StatusCode) -> Response {
+    status.into_response()
+}
+
+/// An error response with the error body.
+pub fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    json(status, &error_body(message))
+}
+
+/// A request the router refuses before the implementation sees it (400 unless said otherwise).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    status: StatusCode,
+    message: String,
+}
+
+impl Rejection {
+    pub fn bad_request(message: impl Into<String>) -> Rejection {
+        Rejection {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+impl IntoResponse for Rejection {
+    fn into_response(self) -> Response {
+        error(self.status, self.message)
+    }
+}
+
+/// Which scheme a 401 asks for in `WWW-Authenticate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Challenge {
+    Bearer,
+    Basic,
+}
+
+/// A 401 with the error body and a `WWW-Authenticate` challenge for the interface's scheme.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unauthorized {
+    message: String,
+    challenge: Challenge,
+}
+
+impl Unauthorized {
+    /// For the messaging interface (bearer token).
+    pub fn bearer(message: impl Into<String>) -> Unauthorized {
+        Unauthorized {
+            message: message.into(),
+            challenge: Challenge::Bearer,
+        }
+    }
+
+    /// For the management interface (HTTP Basic).
+    pub fn basic(message: impl Into<String>) -> Unauthorized {
+        Unauthorized {
+            message: message.into(),
+            challenge: Challenge::Basic,
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl IntoResponse for Unauthorized {
+    fn into_response(self) -> Response {
+        let challenge = match self.challenge {
+            Challenge::Bearer => "Bearer realm=\"courier\"",
+            Challenge::Basic => "Basic realm=\"courier\", charset=\"UTF-8\"",
+        };
+        let mut response = error(StatusCode::UNAUTHORIZED, self.message);
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
+        response
+    }
+}
+
+/// Path parameters by name; a path that does not decode is a 400 with the error body rather
+/// than axum's plain-text rejection.
+#[derive(Clone, Debug, Default)]
+pub struct PathParams(Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathParams {
+    type Rejection = Rejection;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Path::<Vec<(String, String)>>::from_request_parts(parts, state).await {
+            Ok(Path(params)) => Ok(PathParams(params)),
+            Err(rejection) => Err(Rejection::bad_request(format!(
+                "the path could not be decoded: {}",
+                rejection.body_text()
+            ))),
+        }
+    }
+}
+
+/// A path parameter the route guarantees; missing only if the route and spec disagree.
+pub fn path_param(path: &PathParams, name: &str) -> Result<String, Rejection> {
+    path.0
+        .iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.clone())
+        .ok_or_else(|| Rejection::bad_request(format!("path parameter `{name}` is missing")))
+}
+
+/// Known path, method not served: 405 with the error body (axum adds `Allow`).
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}
+
+/// Unknown path: 404 with the error body.
+pub async fn not_found(uri: axum::http::Uri) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        format!("no such path: {}", uri.path()),
+    )
+}
+
+fn panic_response(_panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    // The panic message may carry request data; it goes nowhere near the caller.
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal error: the request handler failed unexpectedly",
+    )
+}
+
+async fn refuse_large_bodies(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body is larger than the {MAX_BODY_BYTES}-byte limit"),
+        );
+    }
+    next.run(request).await
+}
+
+/// Adds what every courier router needs: the JSON 404 for unknown paths, 413 for oversized
+/// bodies, and a 500 with the error body when a handler panics (instead of a dropped connection).
+pub fn finish(router: axum::Router) -> axum::Router {
+    router
+        .fallback(not_found)
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(refuse_large_bodies))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panic_response,
+        ))
+}

@@ -1,0 +1,100 @@
+//! The generated files are checked, like rust-analyzer's: stale output fails a plain `cargo test`.
+
+use std::process::Command;
+use xtask::{CodegenError, SPEC_PATH, generate, stale_files, workspace_root};
+
+fn spec_text() -> String {
+    std::fs::read_to_string(workspace_root().join(SPEC_PATH)).expect("spec is readable")
+}
+
+#[test]
+fn generated_files_are_up_to_date() {
+    let files = generate(&spec_text()).unwrap_or_else(|e| panic!("{e}"));
+    let stale = stale_files(workspace_root(), &files);
+    assert!(
+        stale.is_empty(),
+        "stale generated files {stale:?}: run `cargo xtask codegen` and commit the result"
+    );
+}
+
+#[test]
+fn generation_is_deterministic_within_and_across_processes() {
+    let first = generate(&spec_text()).unwrap_or_else(|e| panic!("{e}"));
+    let second = generate(&spec_text()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(first, second);
+    // A second process (fresh hash seeds, fresh statics) must produce the same bytes as the
+    // committed files, which this process just compared against.
+    let status = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["codegen", "--check"])
+        .output()
+        .expect("runs");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+}
+
+#[test]
+fn every_file_names_the_command_and_the_spec_hash() {
+    let files = generate(&spec_text()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(files.len(), 4);
+    let spec = xtask::Spec::parse(&spec_text()).unwrap_or_else(|e| panic!("{e}"));
+    for file in &files {
+        let header: String = file.contents.lines().take(3).collect::<Vec<_>>().join("\n");
+        assert!(
+            header.starts_with("// @generated"),
+            "{}: {header}",
+            file.path
+        );
+        assert!(
+            header.contains("`cargo xtask codegen`"),
+            "{}: {header}",
+            file.path
+        );
+        assert!(header.contains(&spec.sha256), "{}: {header}", file.path);
+    }
+}
+
+#[test]
+fn editing_a_field_in_the_spec_makes_the_check_fail() {
+    let edited = spec_text().replacen(
+        "        workflowRunId:\n",
+        "        workflowRunIdentifier:\n",
+        1,
+    );
+    assert_ne!(edited, spec_text(), "the edit must hit the spec");
+    let files = generate(&edited).unwrap_or_else(|e| panic!("{e}"));
+    let stale: Vec<_> = stale_files(workspace_root(), &files)
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    assert!(
+        stale.contains(&"crates/models/src/generated.rs"),
+        "{stale:?}"
+    );
+}
+
+#[test]
+fn a_spec_that_breaks_the_rules_is_reported_not_panicked_on() {
+    let inline_enum = spec_text().replacen(
+        "      schema:\n        $ref: '#/components/schemas/StatsPeriod'",
+        "      schema:\n        type: string\n        enum: ['1h']",
+        1,
+    );
+    match generate(&inline_enum) {
+        Err(CodegenError::Lint(errors)) => {
+            assert!(
+                errors
+                    .iter()
+                    .any(|e| e.pointer == "/components/parameters/Period/schema"),
+                "{errors:?}"
+            );
+        }
+        other => panic!("expected a lint error, got {other:?}"),
+    }
+    assert!(matches!(
+        generate("openapi: [not, a, spec"),
+        Err(CodegenError::Parse(_))
+    ));
+}
