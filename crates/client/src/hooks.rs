@@ -1,9 +1,10 @@
-//! Credentials and request hooks: what the generated clients call before sending each request.
+//! Request hooks: what the generated clients call before and for sending each request.
 //!
 //! progenitor ignores `securitySchemes`, so each generated client carries an "inner" value
-//! (configured with `with_inner_type` in the xtask) and this module's `ClientHooks`
-//! implementations apply its credentials to every request.
+//! (configured with `with_inner_type` in the xtask); this module's `ClientHooks`
+//! implementations apply its credentials to every request and send it with its retry policy.
 
+use crate::retry::{self, RetryPolicy};
 use crate::{management, messaging};
 use base64::Engine as _;
 use progenitor_client::{ClientHooks, ClientInfo, Error, OperationInfo};
@@ -28,17 +29,20 @@ impl std::fmt::Debug for MessagingAuth {
     }
 }
 
-/// State every messaging request needs: its credentials.
+/// State every messaging request needs: its credentials and retry policy.
 #[derive(Clone, Debug)]
 pub struct MessagingInner {
     pub auth: MessagingAuth,
+    pub retry: RetryPolicy,
 }
 
-/// Basic credentials of the management interface: `customer_id` and a management key.
+/// Basic credentials of the management interface (`customer_id`, management key) and the
+/// retry policy.
 #[derive(Clone)]
 pub struct ManagementInner {
     pub customer_id: String,
     pub management_key: String,
+    pub retry: RetryPolicy,
 }
 
 impl std::fmt::Debug for ManagementInner {
@@ -46,6 +50,7 @@ impl std::fmt::Debug for ManagementInner {
         f.debug_struct("ManagementInner")
             .field("customer_id", &self.customer_id)
             .field("management_key", &"<redacted>")
+            .field("retry", &self.retry)
             .finish()
     }
 }
@@ -83,6 +88,20 @@ impl ClientHooks<MessagingInner> for messaging::Client {
         }
         Ok(())
     }
+
+    async fn exec(
+        &self,
+        request: reqwest::Request,
+        info: &OperationInfo,
+    ) -> reqwest::Result<reqwest::Response> {
+        retry::execute(
+            self.client(),
+            request,
+            info.operation_id,
+            &self.inner().retry,
+        )
+        .await
+    }
 }
 
 impl ClientHooks<ManagementInner> for management::Client {
@@ -94,6 +113,7 @@ impl ClientHooks<ManagementInner> for management::Client {
         let ManagementInner {
             customer_id,
             management_key,
+            ..
         } = self.inner();
         let encoded = base64::engine::general_purpose::STANDARD
             .encode(format!("{customer_id}:{management_key}"));
@@ -102,5 +122,19 @@ impl ClientHooks<ManagementInner> for management::Client {
             sensitive_header(format!("Basic {encoded}")).map_err(|e| *e)?,
         );
         Ok(())
+    }
+
+    async fn exec(
+        &self,
+        request: reqwest::Request,
+        info: &OperationInfo,
+    ) -> reqwest::Result<reqwest::Response> {
+        retry::execute(
+            self.client(),
+            request,
+            info.operation_id,
+            &self.inner().retry,
+        )
+        .await
     }
 }
