@@ -1,0 +1,366 @@
+//! JSON helpers for instances and payloads, driven by a model's JSON Schema: which properties
+//! an instance leaves unset, which keys of a payload the model does not know, where two
+//! documents first differ, and the decision 8 time format of data points.
+
+use crate::spec::resolve_ref;
+use serde_json::Value;
+
+/// The schema that a (possibly `$ref`, possibly nullable) model schema describes.
+fn concrete<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
+    for _ in 0..32 {
+        if let Some(target) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| resolve_ref(root, r))
+        {
+            schema = target;
+            continue;
+        }
+        let alternatives = schema.get("anyOf").or_else(|| schema.get("oneOf"));
+        let non_null: Vec<&Value> = alternatives
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter(|s| s.get("type") != Some(&"null".into()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        match non_null.as_slice() {
+            [one] if alternatives.is_some_and(|a| a.as_array().is_some_and(|a| a.len() == 2)) => {
+                schema = one
+            }
+            _ => return schema,
+        }
+    }
+    schema
+}
+
+/// Paths of `instance` that a fully populated instance of `schema` would fill: absent or null
+/// properties, empty arrays and empty maps, at any depth.
+pub fn unpopulated(instance: &Value, root: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    walk_unpopulated("$", instance, root, root, &mut out);
+    out
+}
+
+fn walk_unpopulated(
+    path: &str,
+    value: &Value,
+    root: &Value,
+    schema: &Value,
+    out: &mut Vec<String>,
+) {
+    let schema = concrete(root, schema);
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            let child = format!("{path}.{name}");
+            match value.get(name) {
+                None | Some(Value::Null) => out.push(child),
+                Some(v) => walk_unpopulated(&child, v, root, prop, out),
+            }
+        }
+    }
+    if let (Some(values), Some(map)) = (
+        schema.get("additionalProperties").filter(|a| a.is_object()),
+        value.as_object(),
+    ) {
+        if map.is_empty() {
+            out.push(format!("{path}{{}}"));
+        }
+        for (key, v) in map {
+            walk_unpopulated(&format!("{path}[{key:?}]"), v, root, values, out);
+        }
+    }
+    if let (Some(items), Some(array)) = (schema.get("items"), value.as_array()) {
+        if array.is_empty() {
+            out.push(format!("{path}[]"));
+        }
+        for (i, v) in array.iter().enumerate() {
+            walk_unpopulated(&format!("{path}[{i}]"), v, root, items, out);
+        }
+    }
+}
+
+/// `payload` without the object keys `schema` does not describe, and the paths removed.
+pub fn strip_unknown(payload: &Value, root: &Value) -> (Value, Vec<String>) {
+    let mut removed = Vec::new();
+    let stripped = walk_strip("$", payload, root, root, &mut removed);
+    (stripped, removed)
+}
+
+fn walk_strip(
+    path: &str,
+    value: &Value,
+    root: &Value,
+    schema: &Value,
+    removed: &mut Vec<String>,
+) -> Value {
+    let schema = concrete(root, schema);
+    match value {
+        Value::Object(map) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let values = schema.get("additionalProperties").filter(|a| a.is_object());
+            let mut out = serde_json::Map::new();
+            for (key, v) in map {
+                let child = format!("{path}.{key}");
+                if let Some(prop) = props.and_then(|p| p.get(key)) {
+                    out.insert(key.clone(), walk_strip(&child, v, root, prop, removed));
+                } else if let Some(values) = values {
+                    out.insert(key.clone(), walk_strip(&child, v, root, values, removed));
+                } else {
+                    removed.push(child);
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => {
+            let item_schema = schema.get("items").unwrap_or(&Value::Null);
+            Value::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        walk_strip(&format!("{path}[{i}]"), v, root, item_schema, removed)
+                    })
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
+}
+
+/// Where `expected` and `actual` first differ, or `None`. Numbers are equal when they denote
+/// the same value (`12` and `12.0`), so an integral `y` read into an `f64` is not a loss.
+pub fn first_difference(expected: &Value, actual: &Value) -> Option<String> {
+    diff("$", expected, actual)
+}
+
+fn diff(path: &str, expected: &Value, actual: &Value) -> Option<String> {
+    match (expected, actual) {
+        (Value::Number(a), Value::Number(b)) => {
+            let same = match (a.as_i64(), b.as_i64(), a.as_u64(), b.as_u64()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Some(x), Some(y)) => x == y,
+                _ => a.as_f64() == b.as_f64(),
+            };
+            (!same).then(|| format!("{path}: expected {a}, got {b}"))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, v) in a {
+                match b.get(key) {
+                    None => return Some(format!("{path}.{key}: missing, expected {v}")),
+                    Some(w) => {
+                        if let Some(d) = diff(&format!("{path}.{key}"), v, w) {
+                            return Some(d);
+                        }
+                    }
+                }
+            }
+            b.keys()
+                .find(|k| !a.contains_key(*k))
+                .map(|k| format!("{path}.{k}: unexpected, got {}", b[k]))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                return Some(format!(
+                    "{path}: expected {} items, got {}",
+                    a.len(),
+                    b.len()
+                ));
+            }
+            a.iter()
+                .zip(b)
+                .enumerate()
+                .find_map(|(i, (v, w))| diff(&format!("{path}[{i}]"), v, w))
+        }
+        (a, b) => (a != b).then(|| format!("{path}: expected {a}, got {b}")),
+    }
+}
+
+/// Every string held under a key matching `pred`, with its path.
+pub fn strings_under(value: &Value, pred: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    collect_strings("$", value, pred, &mut out);
+    out
+}
+
+fn collect_strings(
+    path: &str,
+    value: &Value,
+    pred: &dyn Fn(&str) -> bool,
+    out: &mut Vec<(String, String)>,
+) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                let child = format!("{path}.{key}");
+                if let (true, Some(s)) = (pred(key), v.as_str()) {
+                    out.push((child.clone(), s.to_owned()));
+                }
+                collect_strings(&child, v, pred, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                collect_strings(&format!("{path}[{i}]"), v, pred, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every string of a document, at any depth (object keys excluded).
+pub fn all_strings(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items.iter().flat_map(all_strings).collect(),
+        Value::Object(map) => map.values().flat_map(all_strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The `x` of every data point (an object with `x` and `y`), with its path.
+pub fn data_point_times(value: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    collect_times("$", value, &mut out);
+    out
+}
+
+fn collect_times(path: &str, value: &Value, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            if let (Some(x), true) = (map.get("x").and_then(Value::as_str), map.contains_key("y")) {
+                out.push((format!("{path}.x"), x.to_owned()));
+            }
+            for (key, v) in map {
+                collect_times(&format!("{path}.{key}"), v, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                collect_times(&format!("{path}[{i}]"), v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `s` is a data point time of decision 8: `YYYY-MM-DD HH:MM:SS.f +0000 UTC` with 3 to
+/// 9 fractional digits (milliseconds, or the hosted service's nanoseconds).
+pub fn is_data_point_time(s: &str) -> bool {
+    let Some(stamp) = s.strip_suffix(" +0000 UTC") else {
+        return false;
+    };
+    let Some((date_time, fraction)) = stamp.split_once('.') else {
+        return false;
+    };
+    let digits = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_digit());
+    let Some((date, time)) = date_time.split_once(' ') else {
+        return false;
+    };
+    let date: Vec<&str> = date.split('-').collect();
+    let time: Vec<&str> = time.split(':').collect();
+    let in_range = |t: &str, max: u32| t.parse::<u32>().is_ok_and(|v| v <= max);
+    matches!(date.as_slice(), [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2)
+        && in_range(m, 12) && in_range(d, 31) && *m != "00" && *d != "00")
+        && matches!(time.as_slice(), [h, mi, se] if digits(h, 2) && digits(mi, 2) && digits(se, 2)
+            && in_range(h, 23) && in_range(mi, 59) && in_range(se, 60))
+        && (3..=9).contains(&fraction.len())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The body of an insta `.snap` file: what follows its metadata header.
+pub fn snapshot_body(snap: &str) -> Option<&str> {
+    let rest = snap.strip_prefix("---\n")?;
+    let end = rest.find("\n---\n")?;
+    Some(&rest[end + "\n---\n".len()..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": ["string", "null"]},
+                "m": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}]},
+                "l": {"type": "array", "items": {"$ref": "#/$defs/P"}}
+            },
+            "$defs": {
+                "M": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+                "P": {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "number"}}}
+            }
+        })
+    }
+
+    #[test]
+    fn unpopulated_finds_gaps_at_every_depth() {
+        let s = schema();
+        let full = json!({"a": "é", "m": {"k": ["v"]}, "l": [{"x": "t", "y": 1}]});
+        assert!(unpopulated(&full, &s).is_empty());
+        let gaps = json!({"a": null, "m": {}, "l": [{"x": "t"}]});
+        assert_eq!(unpopulated(&gaps, &s), ["$.a", "$.l[0].y", "$.m{}"]);
+    }
+
+    #[test]
+    fn strip_unknown_keeps_map_keys_and_drops_unknown_fields() {
+        let s = schema();
+        let payload = json!({"a": "x", "zz": 1, "m": {"any-header": ["v"]}, "l": [{"x": "t", "y": 1, "extra": true}]});
+        let (stripped, removed) = strip_unknown(&payload, &s);
+        assert_eq!(removed, ["$.l[0].extra", "$.zz"]);
+        assert_eq!(
+            stripped,
+            json!({"a": "x", "m": {"any-header": ["v"]}, "l": [{"x": "t", "y": 1}]})
+        );
+    }
+
+    #[test]
+    fn differences_are_located_and_numbers_compare_by_value() {
+        assert_eq!(
+            first_difference(&json!({"y": 12}), &json!({"y": 12.0})),
+            None
+        );
+        assert_eq!(
+            first_difference(
+                &json!({"a": [1, {"b": "x"}]}),
+                &json!({"a": [1, {"b": "y"}]})
+            )
+            .unwrap(),
+            "$.a[1].b: expected \"x\", got \"y\""
+        );
+        assert!(
+            first_difference(&json!({"a": 1}), &json!({}))
+                .unwrap()
+                .contains("$.a: missing")
+        );
+        assert!(
+            first_difference(&json!({}), &json!({"b": 1}))
+                .unwrap()
+                .contains("$.b: unexpected")
+        );
+    }
+
+    #[test]
+    fn data_point_time_format() {
+        assert!(is_data_point_time("2025-10-23 17:34:00.000 +0000 UTC"));
+        assert!(is_data_point_time(
+            "2025-10-01 11:33:05.585757103 +0000 UTC"
+        ));
+        assert!(!is_data_point_time("2025-10-23 17:34:00 +0000 UTC"));
+        assert!(!is_data_point_time("2025-10-23T17:34:00.000Z"));
+        assert!(!is_data_point_time("2025-13-23 17:34:00.000 +0000 UTC"));
+        assert!(!is_data_point_time(
+            "2025-10-23 17:34:00.0000000000 +0000 UTC"
+        ));
+    }
+
+    #[test]
+    fn snapshot_body_skips_the_header() {
+        let snap = "---\nsource: x.rs\nexpression: v\n---\n{\n  \"a\": 1\n}\n";
+        assert_eq!(snapshot_body(snap), Some("{\n  \"a\": 1\n}\n"));
+        assert_eq!(snapshot_body("no header"), None);
+    }
+}

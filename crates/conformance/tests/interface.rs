@@ -1,0 +1,400 @@
+//! The interface document (`shared/interface.md`) held to the spec: the field lists of part 2,
+//! the operations and parameters of part 4, the states of part 3 and the error statuses of
+//! part 7 are parsed from the document and must all be in the spec. Removing or retyping any of
+//! them in the spec fails with a message that names it.
+
+use courier_conformance::contract::{SECTION_COMPONENTS, check_interface};
+use courier_conformance::interface::{parse_errors, parse_operations, parse_shapes, parse_states};
+use courier_conformance::paths::{read_interface, spec_path};
+use courier_conformance::spec::{deref, load_spec};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+
+fn spec() -> Value {
+    load_spec(&spec_path()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn failure_after(md: &str, mutate: impl FnOnce(&mut Value)) -> String {
+    let mut spec = spec();
+    mutate(&mut spec);
+    check_interface(&spec, md)
+        .err()
+        .unwrap_or_else(|| panic!("the mutated spec still satisfies the interface"))
+}
+
+#[test]
+fn the_spec_carries_everything_the_interface_lists() {
+    if let Err(message) = check_interface(&spec(), &read_interface()) {
+        panic!("the spec does not carry the interface:\n{message}");
+    }
+}
+
+#[test]
+fn every_section_of_part_2_yields_fields() {
+    let shapes = parse_shapes(&read_interface()).unwrap();
+    let numbers: BTreeSet<&str> = shapes.iter().map(|s| s.number.as_str()).collect();
+    let mapped: BTreeSet<&str> = SECTION_COMPONENTS.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        numbers, mapped,
+        "SECTION_COMPONENTS must map exactly the sections of part 2"
+    );
+    for shape in &shapes {
+        let top = shape.groups.iter().filter(|g| g.via.is_none()).count();
+        let mapped = SECTION_COMPONENTS
+            .iter()
+            .find(|(n, _)| *n == shape.number)
+            .unwrap()
+            .1
+            .len();
+        assert_eq!(
+            top, mapped,
+            "section {}: shapes read vs. components mapped",
+            shape.number
+        );
+        for group in &shape.groups {
+            assert!(
+                !group.fields.is_empty(),
+                "section {}: empty field list",
+                shape.number
+            );
+            for field in &group.fields {
+                assert!(
+                    !field.name.is_empty() && !field.ty.is_empty(),
+                    "section {}: {field:?}",
+                    shape.number
+                );
+            }
+        }
+    }
+    // The nested failure callback object of 2.2 is read as its own list.
+    let s22 = shapes.iter().find(|s| s.number == "2.2").unwrap();
+    assert!(
+        s22.groups.iter().any(|g| g.via.is_some()),
+        "2.2 should list a nested object"
+    );
+}
+
+#[test]
+fn every_operation_of_part_4_and_error_of_part_7_is_read() {
+    let md = read_interface();
+    let ops = parse_operations(&md).unwrap();
+    let numbers: Vec<&str> = ops.iter().map(|o| o.number.as_str()).collect();
+    let part4_headings = md.lines().filter(|l| l.starts_with("### 4.")).count();
+    assert_eq!(
+        numbers.len(),
+        part4_headings,
+        "one operation per section of part 4: {numbers:?}"
+    );
+    assert!(
+        ops.iter().any(|o| !o.table_params.is_empty()),
+        "no parameter tables read"
+    );
+    let errors = parse_errors(&md).unwrap();
+    assert!(!errors.is_empty());
+    for row in &errors {
+        assert!(
+            numbers.contains(&row.operation.as_str()),
+            "part 7 row {row:?} names no operation"
+        );
+        assert!(
+            row.status.parse::<u16>().is_ok(),
+            "part 7 row {row:?} has no status code"
+        );
+    }
+    assert!(!parse_states(&md).unwrap().is_empty());
+}
+
+/// Dropping any field of part 2 from its component, or retyping it, fails and names it.
+#[test]
+fn every_interface_field_is_guarded() {
+    let md = read_interface();
+    let original = spec();
+    let shapes = parse_shapes(&md).unwrap();
+    let mut checked = 0;
+    for shape in &shapes {
+        let components = SECTION_COMPONENTS
+            .iter()
+            .find(|(n, _)| *n == shape.number)
+            .unwrap()
+            .1;
+        let mut names = components.iter();
+        let mut owner = "";
+        for group in &shape.groups {
+            // The pointer to the object that holds this group's fields.
+            let holder = match &group.via {
+                None => {
+                    owner = names.next().unwrap();
+                    format!("/components/schemas/{owner}")
+                }
+                Some(via) => {
+                    let prop = &original["components"]["schemas"][owner]["properties"][via];
+                    let target = prop["$ref"].as_str().expect("nested objects are $refs");
+                    target.trim_start_matches('#').to_owned()
+                }
+            };
+            for field in &group.fields {
+                let type_now = deref(
+                    &original,
+                    &original.pointer(&holder).unwrap()["properties"][&field.name],
+                )
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+                let other = if type_now == "boolean" {
+                    "string"
+                } else {
+                    "boolean"
+                };
+                let name = field.name.clone();
+                let dropped = failure_after(&md, |s| {
+                    s.pointer_mut(&format!("{holder}/properties"))
+                        .unwrap()
+                        .as_object_mut()
+                        .unwrap()
+                        .remove(&name);
+                });
+                assert!(
+                    dropped.contains(&format!(
+                        "field `{name}` of the interface is missing from the spec"
+                    )),
+                    "{} {name} dropped: {dropped}",
+                    shape.number
+                );
+                let retyped = failure_after(&md, |s| {
+                    s.pointer_mut(&format!("{holder}/properties")).unwrap()[&name] =
+                        json!({"type": other});
+                });
+                assert!(
+                    retyped.contains(&format!(".{name}: the interface says")),
+                    "{} {name} retyped: {retyped}",
+                    shape.number
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 100, "only {checked} fields were mutated");
+}
+
+#[test]
+fn a_required_field_made_optional_is_caught() {
+    let md = read_interface();
+    let message = failure_after(&md, |s| {
+        s["components"]["schemas"]["ErrorBody"]["required"] = json!([]);
+    });
+    assert!(
+        message.contains("2.4 ErrorBody.error: required by the interface"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_enum_value_dropped_from_the_spec_is_caught() {
+    let md = read_interface();
+    let message = failure_after(&md, |s| {
+        s["components"]["schemas"]["ReservedPlanType"]["enum"] =
+            json!(["", "paid", "svc_enterprise_1m"]);
+    });
+    assert!(
+        message.contains("2.9 MessagingAccount.reserved_type: enum value \"svc_enterprise_10m\""),
+        "{message}"
+    );
+    let message = failure_after(&md, |s| {
+        s["components"]["schemas"]["FailureFunctionState"]["enum"] =
+            json!(["CALLBACK_INPROGRESS", "CALLBACK_SUCCESS", "CALLBACK_FAIL"]);
+    });
+    assert!(
+        message.contains("state \"CALLBACK_CANCELED\" of part 3"),
+        "{message}"
+    );
+}
+
+/// Removing any operation, any parameter named in part 4 or any error status of part 7 from the
+/// spec fails and names it.
+#[test]
+fn every_operation_parameter_and_error_status_is_guarded() {
+    let md = read_interface();
+    let original = spec();
+    let ops = parse_operations(&md).unwrap();
+    let item_pointer =
+        |path: &str| format!("/paths/{}", path.replace('~', "~0").replace('/', "~1"));
+    let op_pointer = |path: &str, method: &str| {
+        format!("{}/{}", item_pointer(path), method.to_ascii_lowercase())
+    };
+    let mut checked = 0;
+    for op in &ops {
+        let pointer = op_pointer(&op.path, &op.method);
+        assert!(original.pointer(&pointer).is_some(), "{pointer} missing");
+        let message = failure_after(&md, |s| {
+            let item = s.pointer_mut(&item_pointer(&op.path)).unwrap();
+            item.as_object_mut()
+                .unwrap()
+                .remove(&op.method.to_ascii_lowercase());
+        });
+        assert!(
+            message.contains(&format!(
+                "{} {} {}: operation not in the spec",
+                op.number, op.method, op.path
+            )),
+            "{message}"
+        );
+        checked += 1;
+
+        let templated = op
+            .path
+            .split('{')
+            .skip(1)
+            .filter_map(|s| s.split_once('}'))
+            .map(|(n, _)| n.to_owned());
+        let mut named: Vec<(String, String)> = templated.map(|n| ("path".to_owned(), n)).collect();
+        named.extend(
+            op.table_params
+                .iter()
+                .map(|(n, _)| ("query".to_owned(), n.clone())),
+        );
+        named.extend(op.prose_params.iter().cloned());
+        for (location, name) in named {
+            let message = failure_after(&md, |s| {
+                let resolved = original.clone();
+                let params = s
+                    .pointer_mut(&format!("{pointer}/parameters"))
+                    .unwrap()
+                    .as_array_mut()
+                    .unwrap();
+                params.retain(|p| {
+                    let p = deref(&resolved, p);
+                    !(p["name"] == name.as_str() && p["in"] == location.as_str())
+                });
+                // A parameter declared on the path item is removed there too.
+                if let Some(shared) = s
+                    .pointer_mut(&format!("{}/parameters", item_pointer(&op.path)))
+                    .and_then(Value::as_array_mut)
+                {
+                    shared.retain(|p| {
+                        let p = deref(&resolved, p);
+                        !(p["name"] == name.as_str() && p["in"] == location.as_str())
+                    });
+                }
+            });
+            assert!(
+                message.contains(&format!(
+                    "{} {} {}: {location} parameter `{name}` not in the spec",
+                    op.number, op.method, op.path
+                )),
+                "{name}: {message}"
+            );
+            checked += 1;
+        }
+    }
+    for row in parse_errors(&md).unwrap() {
+        let op = ops.iter().find(|o| o.number == row.operation).unwrap();
+        let pointer = op_pointer(&op.path, &op.method);
+        let message = failure_after(&md, |s| {
+            s.pointer_mut(&format!("{pointer}/responses"))
+                .unwrap()
+                .as_object_mut()
+                .unwrap()
+                .remove(&row.status);
+        });
+        assert!(
+            message.contains(&format!(
+                "{} {} {}: error status {}",
+                op.number, op.method, op.path, row.status
+            )),
+            "{message}"
+        );
+        let message = failure_after(&md, |s| {
+            s.pointer_mut(&format!("{pointer}/responses")).unwrap()[&row.status] = json!({"description": "x", "content": {"application/json": {"schema": {"type": "string"}}}});
+        });
+        assert!(
+            message.contains("does not carry the 2.4 body `ErrorBody`"),
+            "{message}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 30, "only {checked} mutations were tried");
+}
+
+#[test]
+fn a_parameter_with_a_different_type_or_maximum_is_caught() {
+    let md = read_interface();
+    let message = failure_after(&md, |s| {
+        s["components"]["parameters"]["ListCount"]["schema"]["maximum"] = json!(1000);
+    });
+    assert!(
+        message.contains(
+            "4.1 GET /v2/workflows/dlq ?count: the interface says maximum 100, the spec has 1000"
+        ),
+        "{message}"
+    );
+    let message = failure_after(&md, |s| {
+        s["components"]["parameters"]["FromDate"]["schema"] = json!({"type": "string"});
+    });
+    assert!(
+        message.contains("?fromDate: the interface says `int64`, the spec has `string`"),
+        "{message}"
+    );
+}
+
+/// The field lists come from the document: a field, a section or an operation added to the
+/// interface is demanded of the spec without any change to this crate.
+#[test]
+fn additions_to_the_interface_are_demanded_of_the_spec() {
+    let md = read_interface();
+    let spec = spec();
+    let row = "| max_vector_count | integer | Maximum vectors in the index |";
+    assert!(
+        md.contains(row),
+        "the 2.5 table changed; pick another anchor row"
+    );
+    let added_field = md.replacen(
+        row,
+        &format!("{row}\n| max_namespaces | integer | Maximum namespaces |"),
+        1,
+    );
+    let message = check_interface(&spec, &added_field).unwrap_err();
+    assert!(
+        message.contains(
+            "2.5 SearchIndex: field `max_namespaces` of the interface is missing from the spec"
+        ),
+        "{message}"
+    );
+
+    let added_prose = md.replacen(
+        "Number: monthly_cost.",
+        "Number: monthly_cost, namespace_cost.",
+        1,
+    );
+    assert_ne!(
+        added_prose, md,
+        "the 2.7 prose changed; pick another anchor"
+    );
+    let message = check_interface(&spec, &added_prose).unwrap_err();
+    assert!(
+        message.contains("2.7 SearchIndexStats: field `namespace_cost`"),
+        "{message}"
+    );
+
+    let added_section = md.replacen(
+        "## 3. States and transitions",
+        "### 2.10 Schedule\n\n| Field | Type | Meaning |\n|---|---|---|\n| scheduleId | string | ID |\n\n## 3. States and transitions",
+        1,
+    );
+    let message = check_interface(&spec, &added_section).unwrap_err();
+    assert!(
+        message.contains("section 2.10 of the interface has no entry in SECTION_COMPONENTS"),
+        "{message}"
+    );
+
+    let added_operation = md.replacen(
+        "## 5. Authentication",
+        "### 4.11 List schedules\n\n- GET /v2/schedules\n\n## 5. Authentication",
+        1,
+    );
+    let message = check_interface(&spec, &added_operation).unwrap_err();
+    assert!(
+        message.contains("4.11 GET /v2/schedules: operation not in the spec"),
+        "{message}"
+    );
+}
