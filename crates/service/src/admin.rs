@@ -1,0 +1,449 @@
+//! The admin API under `/admin/v1`: how tests and demos fill the service. Not part of the interface.
+//!
+//! Enabled only with an admin token (`--admin-token`), bearer-authenticated. Bad input gets the
+//! same `{"error": "..."}` 400s as the public interface, and every request is all-or-nothing:
+//! a batch with one bad entry stores none of them.
+
+use crate::api::Service;
+use crate::store::{ActiveRun, StoreError};
+use crate::time::now_ms;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{patch, post, put};
+use base64::Engine as _;
+use courier_models::{FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroupEndpoint};
+use courier_server::auth::constant_time_eq;
+use courier_server::runtime::{error, json, method_not_allowed};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+struct AdminState {
+    service: Arc<Service>,
+    token: String,
+}
+
+/// The admin routes, guarded by `token`.
+pub fn router(service: Arc<Service>, token: String) -> Router {
+    let state = Arc::new(AdminState { service, token });
+    Router::new()
+        .route(
+            "/admin/v1/dlq",
+            post(insert_dlq).fallback(method_not_allowed),
+        )
+        .route(
+            "/admin/v1/runs",
+            post(insert_runs).fallback(method_not_allowed),
+        )
+        .route(
+            "/admin/v1/topics/{name}",
+            put(put_topic).fallback(method_not_allowed),
+        )
+        .route(
+            "/admin/v1/search/{id}",
+            put(put_index).fallback(method_not_allowed),
+        )
+        .route(
+            "/admin/v1/account",
+            patch(patch_account).fallback(method_not_allowed),
+        )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            require_admin,
+        ))
+        .with_state(state)
+}
+
+async fn require_admin(
+    State(state): State<Arc<AdminState>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let given = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "));
+    match given {
+        Some(token) if constant_time_eq(token.trim(), &state.token) => next.run(request).await,
+        _ => courier_server::Unauthorized::bearer(
+            "the admin API needs `Authorization: Bearer <admin token>`",
+        )
+        .into_response(),
+    }
+}
+
+fn bad_request(message: impl Into<String>) -> Response {
+    error(StatusCode::BAD_REQUEST, message)
+}
+
+fn store_error(failure: StoreError) -> Response {
+    match failure {
+        StoreError::Invalid(message) => bad_request(message),
+        other => {
+            tracing::error!(error = %other, "admin request failed");
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal error while storing",
+            )
+        }
+    }
+}
+
+/// A refused admin body: status and message, rendered with the error body.
+struct Refused(StatusCode, String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        error(self.0, self.1)
+    }
+}
+
+/// Parses a JSON body, insisting on `application/json` and saying where parsing failed.
+fn parse_body<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<T, Refused> {
+    let is_json = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(';')
+                .next()
+                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if !is_json {
+        return Err(Refused(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the body must be JSON with `content-type: application/json`".into(),
+        ));
+    }
+    serde_json::from_slice(body).map_err(|e| {
+        Refused(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not valid: {e}"),
+        )
+    })
+}
+
+/// Turns one admin entry (the 2.2 shape, `dlqId` and `messageId` optional) into a stored run.
+fn dlq_entry(index: usize, value: Value, now: i64) -> Result<FailedWorkflowRun, String> {
+    let Value::Object(mut object) = value else {
+        return Err(format!("entry {index}: must be a JSON object"));
+    };
+    object
+        .entry("dlqId")
+        .or_insert_with(|| Value::String(String::new()));
+    object
+        .entry("messageId")
+        .or_insert_with(|| Value::String(format!("msg_{}", crate::account::random_secret(12))));
+    object
+        .entry("createdAt")
+        .or_insert_with(|| Value::from(now));
+    object
+        .entry("header")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let run: FailedWorkflowRun =
+        serde_json::from_value(Value::Object(object)).map_err(|e| format!("entry {index}: {e}"))?;
+    let base64 = base64::engine::general_purpose::STANDARD;
+    for (text, encoded, what) in [
+        (&run.body, &run.body_base64, "body"),
+        (
+            &run.response_body,
+            &run.response_body_base64,
+            "responseBody",
+        ),
+    ] {
+        if text.is_some() && encoded.is_some() {
+            return Err(format!(
+                "entry {index}: give `{what}` (UTF-8) or `{what}Base64`, not both"
+            ));
+        }
+        if let Some(encoded) = encoded {
+            let bytes = base64
+                .decode(encoded)
+                .map_err(|e| format!("entry {index}: `{what}Base64` is not base64: {e}"))?;
+            if std::str::from_utf8(&bytes).is_ok() {
+                return Err(format!(
+                    "entry {index}: `{what}Base64` holds UTF-8 text; send it as `{what}`"
+                ));
+            }
+        }
+    }
+    for (value, what) in [
+        (&run.workflow_run_id, "workflowRunId"),
+        (&run.url, "url"),
+        (&run.method, "method"),
+        (&run.workflow_url, "workflowUrl"),
+    ] {
+        if value.trim().is_empty() {
+            return Err(format!("entry {index}: `{what}` must not be empty"));
+        }
+    }
+    if run.max_retries < 0 {
+        return Err(format!("entry {index}: `maxRetries` must not be negative"));
+    }
+    Ok(run)
+}
+
+async fn insert_dlq(
+    State(state): State<Arc<AdminState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let entries: Vec<Value> = match parse_body(&headers, &body) {
+        Ok(entries) => entries,
+        Err(refused) => return refused.into_response(),
+    };
+    let now = now_ms();
+    let runs: Result<Vec<FailedWorkflowRun>, String> = entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| dlq_entry(i, value, now))
+        .collect();
+    let runs = match runs {
+        Ok(runs) => runs,
+        Err(message) => return bad_request(message),
+    };
+    let count = runs.len() as f64;
+    let max_dlq_size = u64::try_from(state.service.account().max_dlq_size).unwrap_or(0);
+    match state
+        .service
+        .blocking(move |store| store.insert_dlq(&runs, max_dlq_size))
+        .await
+    {
+        Ok(ids) => {
+            // A run in the DLQ is a failed delivery and a failed run (decision 7's metrics).
+            state.service.usage().add("failed", now, count);
+            state.service.usage().add("run_failed", now, count);
+            json(StatusCode::CREATED, &serde_json::json!({ "dlqIds": ids }))
+        }
+        Err(error) => store_error(error),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RunInput {
+    workflow_run_id: String,
+    workflow_url: String,
+    workflow_created_at: i64,
+}
+
+async fn insert_runs(
+    State(state): State<Arc<AdminState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let inputs: Vec<RunInput> = match parse_body(&headers, &body) {
+        Ok(inputs) => inputs,
+        Err(refused) => return refused.into_response(),
+    };
+    if let Some(index) = inputs
+        .iter()
+        .position(|run| run.workflow_run_id.trim().is_empty())
+    {
+        return bad_request(format!("entry {index}: `workflowRunId` must not be empty"));
+    }
+    let ids: Vec<String> = inputs
+        .iter()
+        .map(|run| run.workflow_run_id.clone())
+        .collect();
+    let runs: Vec<ActiveRun> = inputs
+        .into_iter()
+        .map(|run| ActiveRun {
+            workflow_run_id: run.workflow_run_id,
+            workflow_url: run.workflow_url,
+            workflow_created_at: run.workflow_created_at,
+        })
+        .collect();
+    let count = runs.len() as f64;
+    match state
+        .service
+        .blocking(move |store| store.insert_runs(&runs))
+        .await
+    {
+        Ok(()) => {
+            state.service.usage().add("run_started", now_ms(), count);
+            json(
+                StatusCode::CREATED,
+                &serde_json::json!({ "workflowRunIds": ids }),
+            )
+        }
+        Err(error) => store_error(error),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopicInput {
+    endpoints: Vec<UrlGroupEndpoint>,
+}
+
+async fn put_topic(
+    State(state): State<Arc<AdminState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let input: TopicInput = match parse_body(&headers, &body) {
+        Ok(input) => input,
+        Err(refused) => return refused.into_response(),
+    };
+    if let Some(index) = input
+        .endpoints
+        .iter()
+        .position(|endpoint| endpoint.url.trim().is_empty())
+    {
+        return bad_request(format!("endpoints[{index}]: `url` must not be empty"));
+    }
+    let limit = usize::try_from(state.service.account().max_endpoints_per_topic).unwrap_or(0);
+    if input.endpoints.len() > limit {
+        return bad_request(format!(
+            "a URL group holds at most {limit} endpoints (`max_endpoints_per_topic`), got {}",
+            input.endpoints.len()
+        ));
+    }
+    let now = now_ms();
+    match state
+        .service
+        .blocking(move |store| store.put_url_group(&name, &input.endpoints, now))
+        .await
+    {
+        Ok(group) => json(StatusCode::OK, &group),
+        Err(error) => store_error(error),
+    }
+}
+
+async fn put_index(
+    State(state): State<Arc<AdminState>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let mut object: Map<String, Value> = match parse_body(&headers, &body) {
+        Ok(object) => object,
+        Err(refused) => return refused.into_response(),
+    };
+    if uuid::Uuid::parse_str(&id).is_err() {
+        return bad_request(format!("the index id `{id}` in the path must be a UUID"));
+    }
+    match object.get("id") {
+        None => {
+            object.insert("id".into(), Value::String(id.clone()));
+        }
+        Some(Value::String(given)) if given.eq_ignore_ascii_case(&id) => {}
+        Some(other) => {
+            return bad_request(format!(
+                "`id` in the body ({other}) differs from the path ({id})"
+            ));
+        }
+    }
+    if object.contains_key("throughput_vector") {
+        return bad_request("`throughput_vector` is computed by the service; leave it out");
+    }
+    object.insert("throughput_vector".into(), Value::Array(Vec::new()));
+    let index: SearchIndex = match serde_json::from_value(Value::Object(object)) {
+        Ok(index) => index,
+        Err(e) => return bad_request(format!("the body is not a search index (section 2.5): {e}")),
+    };
+    let stored = index.clone();
+    match state
+        .service
+        .blocking(move |store| store.put_index(&stored))
+        .await
+    {
+        Ok(()) => json(StatusCode::OK, &index),
+        Err(error) => store_error(error),
+    }
+}
+
+/// The fields of 2.9 the admin API may change: the plan limits.
+const LIMIT_FIELDS: [&str; 18] = [
+    "max_message_size",
+    "max_requests_per_day",
+    "max_requests_per_day_hard",
+    "max_endpoints_per_topic",
+    "max_requests_per_second",
+    "max_dlq_size",
+    "max_retries",
+    "max_topics",
+    "max_schedules",
+    "max_events_size",
+    "max_dlq_retention_time_milis",
+    "max_delay",
+    "max_parallelism",
+    "max_global_parallelism",
+    "max_queues",
+    "timeout",
+    "prod_pack_enabled",
+    "reserved_price",
+];
+
+/// Applies a limits patch to an account; the error names the offending field.
+pub fn apply_limits(
+    account: &MessagingAccount,
+    patch: &Map<String, Value>,
+) -> Result<MessagingAccount, String> {
+    let mut object = match serde_json::to_value(account) {
+        Ok(Value::Object(object)) => object,
+        _ => return Err("the account could not be read".to_owned()),
+    };
+    for (key, value) in patch {
+        if !LIMIT_FIELDS.contains(&key.as_str()) {
+            return Err(format!(
+                "`{key}` is not a limit field; the admin API changes only: {}",
+                LIMIT_FIELDS.join(", ")
+            ));
+        }
+        let valid = match key.as_str() {
+            "prod_pack_enabled" => value.is_boolean(),
+            "reserved_price" => value.as_f64().is_some_and(|v| v >= 0.0),
+            _ => value.as_i64().is_some_and(|v| v >= 0),
+        };
+        if !valid {
+            return Err(format!(
+                "`{key}` must be a non-negative {}, got {value}",
+                if key == "prod_pack_enabled" {
+                    "boolean"
+                } else {
+                    "number"
+                }
+            ));
+        }
+        object.insert(key.clone(), value.clone());
+    }
+    serde_json::from_value(Value::Object(object))
+        .map_err(|e| format!("the patched account is not valid: {e}"))
+}
+
+async fn patch_account(
+    State(state): State<Arc<AdminState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let patch: Map<String, Value> = match parse_body(&headers, &body) {
+        Ok(patch) => patch,
+        Err(refused) => return refused.into_response(),
+    };
+    let account = match apply_limits(&state.service.account(), &patch) {
+        Ok(account) => account,
+        Err(message) => return bad_request(message),
+    };
+    let stored = account.clone();
+    match state
+        .service
+        .blocking(move |store| store.update_account(&stored))
+        .await
+    {
+        Ok(()) => {
+            state.service.set_account(account.clone());
+            json(StatusCode::OK, &account)
+        }
+        Err(error) => store_error(error),
+    }
+}

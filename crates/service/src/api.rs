@@ -1,0 +1,432 @@
+//! The reference service: `MessagingApi` and `ManagementApi` implemented on the durable store.
+//!
+//! Store calls are synchronous (SQLite) and run on tokio's blocking pool, so a slow disk never
+//! stalls the async workers. The account record is cached in memory for authentication and
+//! written through to the store on every change.
+
+use crate::account::{AccountRecord, rotated_credentials};
+use crate::cursor;
+use crate::stats::{self, Usage};
+use crate::store::{DlqFilter, Store, StoreError};
+use crate::time::now_ms;
+use courier_models::{
+    DeleteWorkflowDlqResponse, FailedWorkflowRun, ListWorkflowDlqResponse as DlqPage,
+    MessagingAccount, WorkflowDlqMessage,
+};
+use courier_server::auth::constant_time_eq;
+use courier_server::runtime::error_body;
+use courier_server::*;
+use std::sync::{Arc, RwLock};
+
+/// The service state shared by every request.
+pub struct Service {
+    store: Arc<dyn Store>,
+    account: RwLock<AccountRecord>,
+    usage: Arc<Usage>,
+}
+
+/// Why an operation failed on the service's side; the caller's mistakes never land here.
+#[derive(Debug)]
+pub struct Internal(pub String);
+
+impl From<StoreError> for Internal {
+    fn from(error: StoreError) -> Internal {
+        Internal(error.to_string())
+    }
+}
+
+impl Service {
+    pub fn new(store: Arc<dyn Store>, account: AccountRecord) -> Service {
+        Service {
+            store,
+            account: RwLock::new(account),
+            usage: Arc::new(Usage::default()),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    pub fn usage(&self) -> &Usage {
+        &self.usage
+    }
+
+    /// The current account record (with the live credentials).
+    pub fn account(&self) -> MessagingAccount {
+        self.account
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .account
+            .clone()
+    }
+
+    pub fn management_key(&self) -> String {
+        self.account
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .management_key
+            .clone()
+    }
+
+    /// Replaces the cached account after the store accepted the change.
+    pub fn set_account(&self, account: MessagingAccount) {
+        self.account
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .account = account;
+    }
+
+    /// Runs a store call on the blocking pool.
+    pub async fn blocking<T, F>(&self, call: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = self.store.clone();
+        match tokio::task::spawn_blocking(move || call(store.as_ref())).await {
+            Ok(result) => result,
+            Err(join) => Err(StoreError::Internal(format!("store task failed: {join}"))),
+        }
+    }
+
+    /// Entries created before this are past the account's retention and count as gone
+    /// (decision 13).
+    pub fn retention_floor(&self) -> i64 {
+        now_ms().saturating_sub(self.account().max_dlq_retention_time_milis)
+    }
+
+    /// Flushes pending usage counters to the store.
+    pub async fn flush_usage(&self) -> Result<(), StoreError> {
+        let usage = self.usage.clone();
+        self.blocking(move |store| usage.flush(store)).await
+    }
+}
+
+fn internal(context: &str, error: StoreError) -> courier_models::ErrorBody {
+    tracing::error!(%error, "{context}");
+    error_body(format!("internal error while {context}"))
+}
+
+/// A store error is the caller's fault only when the store says the input was invalid.
+macro_rules! store_failure {
+    ($response:ident, $context:expr, $error:expr) => {
+        match $error {
+            StoreError::Invalid(message) => $response::BadRequest(error_body(message)),
+            other => $response::InternalServerError(internal($context, other)),
+        }
+    };
+}
+
+/// The list shape (2.1) of a stored failed run (2.2).
+pub fn listed(run: FailedWorkflowRun) -> WorkflowDlqMessage {
+    WorkflowDlqMessage {
+        failure_function_state: run.failure_callback_info.as_ref().map(|info| info.state),
+        body: run.body,
+        body_base64: run.body_base64,
+        caller_ip: run.caller_ip,
+        created_at: run.created_at,
+        dlq_id: run.dlq_id,
+        failure_callback: run.failure_callback,
+        flow_control_key: run.flow_control_key,
+        header: run.header,
+        label: run.label,
+        labels: run.labels,
+        max_retries: run.max_retries,
+        method: run.method,
+        response_body: run.response_body,
+        response_body_base64: run.response_body_base64,
+        response_header: run.response_header,
+        response_status: run.response_status,
+        url: run.url,
+        workflow_created_at: run.workflow_created_at,
+        workflow_run_id: run.workflow_run_id,
+        workflow_url: run.workflow_url,
+    }
+}
+
+macro_rules! dlq_filter {
+    ($request:expr) => {
+        DlqFilter {
+            from_date: $request.from_date,
+            to_date: $request.to_date,
+            workflow_url: $request.workflow_url,
+            workflow_run_id: $request.workflow_run_id,
+            workflow_created_at: $request.workflow_created_at,
+            label: $request.label,
+            failure_function_state: $request.failure_function_state,
+            caller_ip: $request.caller_ip,
+            flow_control_key: $request.flow_control_key,
+        }
+    };
+}
+
+impl MessagingApi for Service {
+    type Principal = ();
+
+    async fn authenticate(&self, credentials: MessagingCredentials) -> Result<(), Unauthorized> {
+        let account = self
+            .account
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if constant_time_eq(credentials.token(), &account.account.token) {
+            Ok(())
+        } else {
+            Err(Unauthorized::bearer("the service token is not valid"))
+        }
+    }
+
+    async fn list_workflow_dlq(
+        &self,
+        _: (),
+        request: ListWorkflowDlqRequest,
+    ) -> ListWorkflowDlqResponse {
+        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
+            Ok(after) => after,
+            Err(message) => return ListWorkflowDlqResponse::BadRequest(error_body(message)),
+        };
+        let limit = request.count as usize;
+        let filter = dlq_filter!(request);
+        let floor = self.retention_floor();
+        match self
+            .blocking(move |store| store.list_dlq(&filter, after.as_deref(), limit, floor))
+            .await
+        {
+            Ok(page) => ListWorkflowDlqResponse::Ok(DlqPage {
+                cursor: page.next_after.as_deref().map(cursor::encode),
+                messages: page.entries.into_iter().map(listed).collect(),
+            }),
+            Err(error) => store_failure!(ListWorkflowDlqResponse, "listing the DLQ", error),
+        }
+    }
+
+    async fn get_workflow_dlq(
+        &self,
+        _: (),
+        request: GetWorkflowDlqRequest,
+    ) -> GetWorkflowDlqResponse {
+        let floor = self.retention_floor();
+        let id = request.dlq_id.clone();
+        match self.blocking(move |store| store.get_dlq(&id, floor)).await {
+            Ok(Some(run)) => GetWorkflowDlqResponse::Ok(run),
+            Ok(None) => GetWorkflowDlqResponse::NotFound(error_body(format!(
+                "no failed run with dlqId `{}` in the DLQ",
+                request.dlq_id
+            ))),
+            Err(error) => store_failure!(GetWorkflowDlqResponse, "reading a DLQ entry", error),
+        }
+    }
+
+    async fn delete_workflow_dlq_bulk(
+        &self,
+        _: (),
+        request: DeleteWorkflowDlqBulkRequest,
+    ) -> DeleteWorkflowDlqBulkResponse {
+        if !request.dlq_ids.is_empty() {
+            // Decision 6: with dlqIds every other filter (and the cursor) is ignored.
+            let ids = request.dlq_ids;
+            return match self.blocking(move |store| store.delete_dlq_ids(&ids)).await {
+                Ok(deleted) => DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse {
+                    deleted: deleted as i64,
+                    cursor: None,
+                }),
+                Err(error) => {
+                    store_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
+                }
+            };
+        }
+        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
+            Ok(after) => after,
+            Err(message) => return DeleteWorkflowDlqBulkResponse::BadRequest(error_body(message)),
+        };
+        let limit = request.count as usize;
+        let filter = dlq_filter!(request);
+        let floor = self.retention_floor();
+        match self
+            .blocking(move |store| {
+                store.delete_dlq_matching(&filter, after.as_deref(), limit, floor)
+            })
+            .await
+        {
+            Ok((deleted, next_after)) => {
+                DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse {
+                    deleted: deleted as i64,
+                    cursor: next_after.as_deref().map(cursor::encode),
+                })
+            }
+            Err(error) => {
+                store_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
+            }
+        }
+    }
+
+    async fn delete_dlq_message(
+        &self,
+        _: (),
+        request: DeleteDlqMessageRequest,
+    ) -> DeleteDlqMessageResponse {
+        let id = request.dlq_id.clone();
+        match self.blocking(move |store| store.delete_dlq_one(&id)).await {
+            Ok(true) => DeleteDlqMessageResponse::Ok,
+            Ok(false) => DeleteDlqMessageResponse::NotFound(error_body(format!(
+                "no message with dlqId `{}` in the DLQ",
+                request.dlq_id
+            ))),
+            Err(error) => store_failure!(DeleteDlqMessageResponse, "deleting a DLQ entry", error),
+        }
+    }
+
+    async fn get_url_group(&self, _: (), request: GetUrlGroupRequest) -> GetUrlGroupResponse {
+        let name = request.url_group_name.clone();
+        match self.blocking(move |store| store.url_group(&name)).await {
+            Ok(Some(group)) => GetUrlGroupResponse::Ok(group),
+            Ok(None) => GetUrlGroupResponse::NotFound(error_body(format!(
+                "no URL group named `{}`",
+                request.url_group_name
+            ))),
+            Err(error) => store_failure!(GetUrlGroupResponse, "reading a URL group", error),
+        }
+    }
+
+    async fn cancel_workflow_run(
+        &self,
+        _: (),
+        request: CancelWorkflowRunRequest,
+    ) -> CancelWorkflowRunResponse {
+        let id = request.workflow_run_id.clone();
+        match self.blocking(move |store| store.cancel_run(&id)).await {
+            Ok(true) => {
+                let now = now_ms();
+                self.usage.add("canceled", now, 1.0);
+                self.usage.add("run_canceled", now, 1.0);
+                CancelWorkflowRunResponse::Ok
+            }
+            Ok(false) => CancelWorkflowRunResponse::NotFound(error_body(format!(
+                "no workflow run with id `{}`",
+                request.workflow_run_id
+            ))),
+            Err(error) => store_failure!(CancelWorkflowRunResponse, "cancelling a run", error),
+        }
+    }
+}
+
+impl ManagementApi for Service {
+    type Principal = ();
+
+    async fn authenticate(&self, credentials: ManagementCredentials) -> Result<(), Unauthorized> {
+        let account = self
+            .account
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // Both comparisons always run, so timing does not tell which half was wrong.
+        let user_ok = constant_time_eq(&credentials.username, &account.account.customer_id);
+        let key_ok = constant_time_eq(&credentials.password, &account.management_key);
+        if user_ok & key_ok {
+            Ok(())
+        } else {
+            Err(Unauthorized::basic(
+                "the customer id or management key is not valid",
+            ))
+        }
+    }
+
+    async fn get_search_index(
+        &self,
+        _: (),
+        request: GetSearchIndexRequest,
+    ) -> GetSearchIndexResponse {
+        let id = request.id.clone();
+        let now = now_ms();
+        let result = self
+            .blocking(move |store| {
+                let Some(mut index) = store.index(&id)? else {
+                    return Ok(None);
+                };
+                let throughput = stats::Buckets::for_period(courier_models::StatsPeriod::X1h, now);
+                index.throughput_vector =
+                    throughput.series(store, &stats::index_metric(&id, "queries"))?;
+                Ok(Some(index))
+            })
+            .await;
+        match result {
+            Ok(Some(index)) => GetSearchIndexResponse::Ok(index),
+            Ok(None) => GetSearchIndexResponse::NotFound(error_body(format!(
+                "no search index with id `{}`",
+                request.id
+            ))),
+            Err(error) => store_failure!(GetSearchIndexResponse, "reading a search index", error),
+        }
+    }
+
+    async fn get_search_index_stats(
+        &self,
+        _: (),
+        request: GetSearchIndexStatsRequest,
+    ) -> GetSearchIndexStatsResponse {
+        let id = request.id.clone();
+        let period = request.period;
+        let now = now_ms();
+        let result = self
+            .blocking(move |store| match store.index(&id)? {
+                Some(_) => stats::index_stats(store, &id, period, now).map(Some),
+                None => Ok(None),
+            })
+            .await;
+        match result {
+            Ok(Some(stats)) => GetSearchIndexStatsResponse::Ok(stats),
+            Ok(None) => GetSearchIndexStatsResponse::NotFound(error_body(format!(
+                "no search index with id `{}`",
+                request.id
+            ))),
+            Err(error) => store_failure!(
+                GetSearchIndexStatsResponse,
+                "computing index statistics",
+                error
+            ),
+        }
+    }
+
+    async fn get_account_stats(
+        &self,
+        _: (),
+        request: GetAccountStatsRequest,
+    ) -> GetAccountStatsResponse {
+        if let Err(error) = self.flush_usage().await {
+            tracing::warn!(%error, "usage flush before statistics failed; the figures may lag");
+        }
+        let period = request.period;
+        let floor = self.retention_floor();
+        let now = now_ms();
+        let result = self
+            .blocking(move |store| {
+                let count = store.dlq_count(floor)?;
+                stats::account_stats(store, period, now, count)
+            })
+            .await;
+        match result {
+            Ok(stats) => GetAccountStatsResponse::Ok(stats),
+            Err(error) => store_failure!(
+                GetAccountStatsResponse,
+                "computing account statistics",
+                error
+            ),
+        }
+    }
+
+    async fn rotate_token(&self, _: (), _: RotateTokenRequest) -> RotateTokenResponse {
+        let customer_id = self.account().customer_id;
+        let (token, password) = rotated_credentials(&customer_id);
+        match self
+            .blocking(move |store| store.rotate_credentials(&token, &password))
+            .await
+        {
+            Ok(account) => {
+                // The store committed first: a crash between the two leaves the new token durable.
+                self.set_account(account.clone());
+                tracing::info!("messaging credentials rotated");
+                RotateTokenResponse::Ok(account)
+            }
+            Err(error) => store_failure!(RotateTokenResponse, "rotating credentials", error),
+        }
+    }
+}

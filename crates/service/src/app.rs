@@ -1,0 +1,223 @@
+//! Assembles and runs the service: store, account, routers, listeners, background tasks, shutdown.
+
+use crate::account::{InitialCredentials, load_or_create};
+use crate::api::Service;
+use crate::stats;
+use crate::store::{SqliteStore, Store};
+use crate::time::now_ms;
+use axum::Router;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Everything `courier serve` is configured with.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Messaging interface (and management, unless `management_listen` is set).
+    pub listen: SocketAddr,
+    /// The management interface on its own address.
+    pub management_listen: Option<SocketAddr>,
+    pub data_dir: PathBuf,
+    pub credentials: InitialCredentials,
+    /// Enables `/admin/v1` with this bearer token.
+    pub admin_token: Option<String>,
+    /// Seed demo data on start (only into an empty DLQ).
+    pub demo: bool,
+}
+
+/// Opens the store in the data directory and loads (or creates) the account.
+pub fn open_service(config: &Config) -> Result<Arc<Service>, String> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+        format!(
+            "cannot create data directory {}: {e}",
+            config.data_dir.display()
+        )
+    })?;
+    let path = config.data_dir.join("courier.sqlite3");
+    let store = SqliteStore::open(&path)
+        .map_err(|e| format!("cannot open the store at {}: {e}", path.display()))?;
+    let store: Arc<dyn Store> = Arc::new(store);
+    let account = load_or_create(store.as_ref(), &config.credentials, now_ms())
+        .map_err(|e| format!("cannot load the account: {e}"))?;
+    Ok(Arc::new(Service::new(store, account)))
+}
+
+async fn health() -> Response {
+    courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
+}
+
+/// Counts every authenticated interface request and its bytes for the statistics.
+async fn record_usage(
+    axum::extract::State(service): axum::extract::State<Arc<Service>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let path = request.uri().path().to_owned();
+    let request_bytes = content_length(request.headers());
+    let response = next.run(request).await;
+    if path.starts_with("/v2/") && response.status() != StatusCode::UNAUTHORIZED {
+        let now = now_ms();
+        let usage = service.usage();
+        usage.add(stats::REQUESTS, now, 1.0);
+        usage.add(
+            stats::BANDWIDTH,
+            now,
+            (request_bytes + content_length(response.headers())) as f64,
+        );
+        if path.starts_with("/v2/workflows") || path.starts_with("/v2/dlq") {
+            usage.add(stats::WORKFLOW_REQUESTS, now, 1.0);
+        }
+    }
+    response
+}
+
+fn content_length(headers: &axum::http::HeaderMap) -> u64 {
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
+pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
+    let usage = axum::middleware::from_fn_with_state(service.clone(), record_usage);
+    let mut main = courier_server::messaging_router(service.clone())
+        .route("/health", axum::routing::get(health));
+    if let Some(token) = &config.admin_token {
+        main = main.merge(crate::admin::router(service.clone(), token.clone()));
+    }
+    let management = courier_server::management_router(service.clone());
+    if config.management_listen.is_some() {
+        let management = management.route("/health", axum::routing::get(health));
+        (
+            courier_server::finish(main).layer(usage.clone()),
+            Some(courier_server::finish(management).layer(usage)),
+        )
+    } else {
+        (
+            courier_server::finish(main.merge(management)).layer(usage),
+            None,
+        )
+    }
+}
+
+/// Background upkeep: usage counters to disk every second, expired DLQ entries purged every
+/// minute (they are already invisible to readers; this frees the space).
+pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut ticks: u64 = 0;
+        loop {
+            tick.tick().await;
+            ticks += 1;
+            if let Err(error) = service.flush_usage().await {
+                tracing::warn!(%error, "writing usage counters failed; will retry");
+            }
+            if ticks.is_multiple_of(60) {
+                let floor = service.retention_floor();
+                match service
+                    .blocking(move |store| store.purge_expired(floor))
+                    .await
+                {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "removed DLQ entries past retention"),
+                    Err(error) => tracing::warn!(%error, "purging expired DLQ entries failed"),
+                }
+            }
+        }
+    })
+}
+
+/// The bound listeners of a running service.
+pub struct Listeners {
+    pub main: tokio::net::TcpListener,
+    pub management: Option<tokio::net::TcpListener>,
+}
+
+pub async fn bind(config: &Config) -> Result<Listeners, String> {
+    let main = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let management = match config.management_listen {
+        Some(address) => Some(
+            tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|e| format!("cannot listen on {address}: {e}"))?,
+        ),
+        None => None,
+    };
+    Ok(Listeners { main, management })
+}
+
+/// Serves until `shutdown` resolves, then drains connections and writes pending counters.
+pub async fn serve(
+    service: Arc<Service>,
+    config: &Config,
+    listeners: Listeners,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let upkeep = spawn_upkeep(service.clone());
+    let (main_router, management_router) = routers(service.clone(), config);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
+    let main =
+        axum::serve(listeners.main, main_router).with_graceful_shutdown(stopped(stop_rx.clone()));
+    let result = match (listeners.management, management_router) {
+        (Some(listener), Some(router)) => {
+            let management = axum::serve(listener, router).with_graceful_shutdown(stopped(stop_rx));
+            tokio::try_join!(main.into_future(), management.into_future()).map(|_| ())
+        }
+        _ => main.await,
+    };
+    upkeep.abort();
+    if let Err(error) = service.flush_usage().await {
+        tracing::warn!(%error, "writing usage counters at shutdown failed");
+    }
+    result.map_err(|e| format!("server error: {e}"))
+}
+
+/// Prints what a newcomer needs to talk to the service.
+pub fn banner(service: &Service, config: &Config, listeners: &Listeners) -> String {
+    let account = service.account();
+    let main = listeners
+        .main
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    let management = listeners
+        .management
+        .as_ref()
+        .and_then(|l| l.local_addr().ok())
+        .map(|a| a.to_string())
+        .unwrap_or_else(|| main.clone());
+    let admin = match &config.admin_token {
+        Some(_) => format!("  admin API:      http://{main}/admin/v1 (Bearer <admin token>)\n"),
+        None => String::new(),
+    };
+    format!(
+        "courier is serving\n  messaging:      http://{main}  (Authorization: Bearer $COURIER_SERVICE_TOKEN)\n  \
+         management:     http://{management}  (Basic customer_id:management_key)\n{admin}  data directory: {}\n\n\
+         export COURIER_SERVICE_TOKEN='{}'\nexport COURIER_CUSTOMER_ID='{}'\nexport COURIER_MANAGEMENT_KEY='{}'\n",
+        config.data_dir.display(),
+        account.token,
+        account.customer_id,
+        service.management_key(),
+    )
+}
+
+impl IntoResponse for crate::api::Internal {
+    fn into_response(self) -> Response {
+        courier_server::runtime::error(StatusCode::INTERNAL_SERVER_ERROR, self.0)
+    }
+}

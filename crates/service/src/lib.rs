@@ -1,0 +1,15 @@
+//! The courier reference service: both interfaces implemented on a durable SQLite store.
+//!
+//! Start it with `courier serve` (see the README); embed it in tests with
+//! [`testing::TestService`].
+
+pub mod account;
+pub mod admin;
+pub mod api;
+pub mod app;
+pub mod cursor;
+pub mod demo;
+pub mod stats;
+pub mod store;
+pub mod testing;
+pub mod time;

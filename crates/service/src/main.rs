@@ -1,0 +1,118 @@
+//! `courier`: the reference service of the courier interface, run with `courier serve`.
+
+use clap::{Parser, Subcommand};
+use courier_service::account::InitialCredentials;
+use courier_service::app::{Config, banner, bind, open_service, serve};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "courier",
+    version,
+    about = "A faithful local version of the workflow DLQ, messaging and management interface"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the messaging and management interfaces.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Address of the messaging interface (and of management, unless --management-listen is given).
+    #[arg(long, env = "COURIER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Serve the management interface on its own address.
+    #[arg(long, env = "COURIER_MANAGEMENT_LISTEN")]
+    management_listen: Option<SocketAddr>,
+    /// Where the SQLite database lives.
+    #[arg(long, env = "COURIER_DATA_DIR", default_value = "./courier-data")]
+    data_dir: PathBuf,
+    /// Messaging service token of the account on first start (random otherwise).
+    #[arg(long, env = "COURIER_SERVICE_TOKEN", hide_env_values = true)]
+    service_token: Option<String>,
+    /// customer_id of the account on first start (the Basic auth user name).
+    #[arg(long, env = "COURIER_CUSTOMER_ID")]
+    customer_id: Option<String>,
+    /// Management key (the Basic auth password) on first start (random otherwise).
+    #[arg(long, env = "COURIER_MANAGEMENT_KEY", hide_env_values = true)]
+    management_key: Option<String>,
+    /// Enable the admin API under /admin/v1 with this bearer token.
+    #[arg(long, env = "COURIER_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// Seed demo data (failed runs, URL groups, a search index) into an empty DLQ.
+    #[arg(long, env = "COURIER_DEMO")]
+    demo: bool,
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: draining connections");
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let Command::Serve(args) = Cli::parse().command;
+    let config = Config {
+        listen: args.listen,
+        management_listen: args.management_listen,
+        data_dir: args.data_dir,
+        credentials: InitialCredentials {
+            customer_id: args.customer_id,
+            service_token: args.service_token,
+            management_key: args.management_key,
+        },
+        admin_token: args.admin_token,
+        demo: args.demo,
+    };
+    let result = async {
+        let service = open_service(&config)?;
+        if config.demo {
+            let seeded = courier_service::demo::seed(&service)
+                .await
+                .map_err(|e| format!("seeding demo data failed: {e}"))?;
+            tracing::info!(seeded, "demo data ready");
+        }
+        let listeners = bind(&config).await?;
+        println!("{}", banner(&service, &config, &listeners));
+        serve(service, &config, listeners, shutdown_signal()).await
+    }
+    .await;
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

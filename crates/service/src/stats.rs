@@ -1,0 +1,315 @@
+//! Statistics from what the service recorded: usage counters per minute, bucketed per period.
+//!
+//! Every authenticated request adds to `requests` and `bandwidth`; workflow DLQ operations add to
+//! `workflow_requests`; DLQ and run changes add to the named series of decision 7. Counters are
+//! gathered in memory and written to the store in batches (one transaction a second), so recording
+//! never puts a write on a request's path. Nothing is invented: an idle service reports zeros.
+
+use crate::store::{Store, StoreError};
+use crate::time::{
+    Date, MS_PER_DAY, date_from_days, days_from_date, days_in_month, format_x, weekday_name,
+};
+use courier_models::{
+    AccountStats, DailyRequestDataPoint, DataPoint, NamedSeries, SearchIndexStats, StatsPeriod,
+};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+pub const REQUESTS: &str = "requests";
+pub const WORKFLOW_REQUESTS: &str = "workflow_requests";
+pub const BANDWIDTH: &str = "bandwidth";
+/// Message metrics of `daily_svc_messages` (decision 7).
+pub const SVC_MESSAGE_METRICS: [&str; 4] = ["delivered", "failed", "retried", "canceled"];
+/// Run metrics of `daily_workflow_messages` (decision 7).
+pub const WORKFLOW_METRICS: [&str; 4] =
+    ["run_started", "run_succeeded", "run_failed", "run_canceled"];
+
+const MS_PER_MINUTE: i64 = 60_000;
+
+/// Counters not yet written to the store, keyed by (metric, minute).
+#[derive(Default)]
+pub struct Usage {
+    pending: Mutex<BTreeMap<(String, i64), f64>>,
+}
+
+impl Usage {
+    /// Adds `amount` to `metric` in the minute of `at_ms`.
+    pub fn add(&self, metric: &str, at_ms: i64, amount: f64) {
+        let minute = at_ms - at_ms.rem_euclid(MS_PER_MINUTE);
+        let mut pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *pending.entry((metric.to_owned(), minute)).or_insert(0.0) += amount;
+    }
+
+    /// Writes the pending counters to the store in one transaction. On failure they are put back,
+    /// so a transient store error loses no counts.
+    pub fn flush(&self, store: &dyn Store) -> Result<(), StoreError> {
+        let batch: Vec<(String, i64, f64)> = {
+            let mut pending = self
+                .pending
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            std::mem::take(&mut *pending)
+                .into_iter()
+                .map(|((metric, minute), value)| (metric, minute, value))
+                .collect()
+        };
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let result = store.add_usage_batch(&batch);
+        if result.is_err() {
+            for (metric, minute, value) in batch {
+                self.add(&metric, minute, value);
+            }
+        }
+        result
+    }
+}
+
+/// `count` consecutive buckets of `interval_ms`, the last one holding `now_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Buckets {
+    pub start_ms: i64,
+    pub interval_ms: i64,
+    pub count: i64,
+}
+
+impl Buckets {
+    /// The buckets of a statistics period: 60 at period/60 (240 at 3 h for `30d`), aligned to
+    /// interval boundaries and ending with the interval that holds now.
+    pub fn for_period(period: StatsPeriod, now_ms: i64) -> Buckets {
+        let interval_ms = period.interval_seconds() * 1000;
+        let last = now_ms - now_ms.rem_euclid(interval_ms);
+        let count = period.data_points();
+        Buckets {
+            start_ms: last - (count - 1) * interval_ms,
+            interval_ms,
+            count,
+        }
+    }
+
+    /// One bucket per day of the month of `now_ms`, future days included.
+    pub fn for_month(now_ms: i64) -> Buckets {
+        let today = date_from_days(now_ms.div_euclid(MS_PER_DAY));
+        let first = days_from_date(Date { day: 1, ..today });
+        Buckets {
+            start_ms: first * MS_PER_DAY,
+            interval_ms: MS_PER_DAY,
+            count: days_in_month(today.year, today.month).into(),
+        }
+    }
+
+    /// The last `days` whole days, today included.
+    pub fn last_days(now_ms: i64, days: i64) -> Buckets {
+        let today = now_ms.div_euclid(MS_PER_DAY);
+        Buckets {
+            start_ms: (today - days + 1) * MS_PER_DAY,
+            interval_ms: MS_PER_DAY,
+            count: days,
+        }
+    }
+
+    fn end_ms(&self) -> i64 {
+        self.start_ms + self.interval_ms * self.count
+    }
+
+    /// Weekday names of day buckets.
+    pub fn day_names(&self) -> Vec<String> {
+        (0..self.count)
+            .map(|i| {
+                weekday_name((self.start_ms + i * self.interval_ms).div_euclid(MS_PER_DAY))
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Sums of `metric` per bucket.
+    pub fn sums(&self, store: &dyn Store, metric: &str) -> Result<Vec<f64>, StoreError> {
+        let mut sums = vec![0.0; self.count as usize];
+        for (minute, value) in store.usage_between(metric, self.start_ms, self.end_ms() - 1)? {
+            let index = (minute - self.start_ms).div_euclid(self.interval_ms);
+            if let Some(slot) = usize::try_from(index)
+                .ok()
+                .and_then(|index| sums.get_mut(index))
+            {
+                *slot += value;
+            }
+        }
+        Ok(sums)
+    }
+
+    /// A data point series of `metric`.
+    pub fn series(&self, store: &dyn Store, metric: &str) -> Result<Vec<DataPoint>, StoreError> {
+        Ok(self.points(self.sums(store, metric)?))
+    }
+
+    /// Data points of given values, one per bucket.
+    pub fn points(&self, values: Vec<f64>) -> Vec<DataPoint> {
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(i, y)| DataPoint {
+                x: format_x(self.start_ms + i as i64 * self.interval_ms),
+                y,
+            })
+            .collect()
+    }
+
+    pub fn zeros(&self) -> Vec<DataPoint> {
+        self.points(vec![0.0; self.count as usize])
+    }
+}
+
+/// The account statistics of section 2.8.
+pub fn account_stats(
+    store: &dyn Store,
+    period: StatsPeriod,
+    now_ms: i64,
+    dlq_message_count: u64,
+) -> Result<AccountStats, StoreError> {
+    let month = Buckets::for_month(now_ms);
+    let requests = month.sums(store, REQUESTS)?;
+    let workflow_messages = month.sums(store, WORKFLOW_REQUESTS)?;
+    let workflow_runs = month.sums(store, "run_started")?;
+    let daily_requests = (0..month.count as usize)
+        .map(|i| DailyRequestDataPoint {
+            x: format_x(month.start_ms + i as i64 * month.interval_ms),
+            y: requests[i],
+            workflow_message: workflow_messages[i],
+            workflow_run: workflow_runs[i],
+        })
+        .collect();
+    let buckets = Buckets::for_period(period, now_ms);
+    let named = |metrics: &[&str]| -> Result<Vec<NamedSeries>, StoreError> {
+        metrics
+            .iter()
+            .map(|id| {
+                Ok(NamedSeries {
+                    id: (*id).to_owned(),
+                    data_points: buckets.series(store, id)?,
+                })
+            })
+            .collect()
+    };
+    Ok(AccountStats {
+        days: month.day_names(),
+        daily_requests,
+        // The reference service bills nothing; the series still aligns with `days`.
+        daily_billings: month.zeros(),
+        daily_bandwidths: month.series(store, BANDWIDTH)?,
+        daily_used: buckets.series(store, REQUESTS)?,
+        daily_used_workflow: buckets.series(store, WORKFLOW_REQUESTS)?,
+        daily_svc_messages: named(&SVC_MESSAGE_METRICS)?,
+        daily_workflow_messages: named(&WORKFLOW_METRICS)?,
+        dlq_message_count: i64::try_from(dlq_message_count).unwrap_or(i64::MAX),
+        daily_bandwidth_used: buckets.series(store, BANDWIDTH)?,
+        total_monthly_billing: 0.0,
+    })
+}
+
+/// Metric name of a search index counter.
+pub fn index_metric(index_id: &str, counter: &str) -> String {
+    format!("index:{index_id}:{counter}")
+}
+
+/// The index statistics of section 2.7. The reference service runs no vector engine, so the
+/// index counters only move when something records them under `index:<id>:<counter>`.
+pub fn index_stats(
+    store: &dyn Store,
+    index_id: &str,
+    period: StatsPeriod,
+    now_ms: i64,
+) -> Result<SearchIndexStats, StoreError> {
+    let week = Buckets::last_days(now_ms, 7);
+    let month = Buckets::for_month(now_ms);
+    let buckets = Buckets::for_period(period, now_ms);
+    let metric = |counter: &str| index_metric(index_id, counter);
+    let total = |buckets: &Buckets, counter: &str| -> Result<i64, StoreError> {
+        Ok(buckets.sums(store, &metric(counter))?.iter().sum::<f64>() as i64)
+    };
+    let today = Buckets::last_days(now_ms, 1);
+    Ok(SearchIndexStats {
+        pending_index_count: 0,
+        current_vector_count: 0,
+        daily_query_count: total(&today, "queries")?,
+        daily_update_count: total(&today, "updates")?,
+        monthly_query_count: total(&month, "queries")?,
+        monthly_update_count: total(&month, "updates")?,
+        monthly_bandwidth_usage: total(&month, "bandwidth")?,
+        storage_usage: 0,
+        daily_rerank_count: total(&today, "reranks")?,
+        monthly_rerank_count: total(&month, "reranks")?,
+        monthly_cost: 0.0,
+        days: week.day_names(),
+        daily_update_requests: week.series(store, &metric("updates"))?,
+        daily_query_requests: week.series(store, &metric("queries"))?,
+        daily_bandwidths: week.series(store, &metric("bandwidth"))?,
+        query_throughput: buckets.series(store, &metric("queries"))?,
+        update_throughput: buckets.series(store, &metric("updates"))?,
+        query_latency_mean: buckets.zeros(),
+        query_latency_99: buckets.zeros(),
+        update_latency_mean: buckets.zeros(),
+        update_latency_99: buckets.zeros(),
+        embeds_latency_mean: buckets.zeros(),
+        embeds_latency_99: buckets.zeros(),
+        vector_count: buckets.zeros(),
+        data_size: buckets.zeros(),
+        daily_rerank_requests: week.series(store, &metric("reranks"))?,
+        rerank_latency_mean: buckets.zeros(),
+        rerank_latency_99: buckets.zeros(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_have_sixty_aligned_points_and_thirty_days_two_hundred_forty() {
+        let now = 1_761_240_873_456; // 2025-10-23 17:34:33.456 UTC
+        for period in StatsPeriod::ALL {
+            let buckets = Buckets::for_period(period, now);
+            assert_eq!(
+                buckets.count,
+                if period == StatsPeriod::X30d { 240 } else { 60 }
+            );
+            assert_eq!(buckets.interval_ms, period.interval_seconds() * 1000);
+            assert_eq!(
+                buckets.start_ms % buckets.interval_ms,
+                0,
+                "{period}: aligned"
+            );
+            let last = buckets.start_ms + (buckets.count - 1) * buckets.interval_ms;
+            assert!(
+                last <= now && now < last + buckets.interval_ms,
+                "{period}: the last bucket holds now"
+            );
+        }
+        let hour = Buckets::for_period(StatsPeriod::X1h, now);
+        assert_eq!(format_x(hour.start_ms), "2025-10-23 16:35:00.000 +0000 UTC");
+        assert_eq!(
+            Buckets::for_period(StatsPeriod::X30d, now).interval_ms,
+            3 * 3_600_000
+        );
+    }
+
+    #[test]
+    fn month_buckets_cover_every_day_of_the_month() {
+        let feb_2024 = days_from_date(Date {
+            year: 2024,
+            month: 2,
+            day: 15,
+        }) * MS_PER_DAY;
+        let month = Buckets::for_month(feb_2024);
+        assert_eq!(month.count, 29);
+        assert_eq!(
+            format_x(month.start_ms),
+            "2024-02-01 00:00:00.000 +0000 UTC"
+        );
+        assert_eq!(month.day_names()[0], "Thursday");
+        assert_eq!(month.day_names().len(), 29);
+    }
+}

@@ -1,0 +1,160 @@
+//! The durable store behind the service: a small synchronous trait and its SQLite implementation.
+//!
+//! The trait is what a PostgreSQL backend would implement; it speaks the models' types and
+//! keeps the interface's semantics (keyset order by `dlqId`, OR within a filter, AND across,
+//! retention floors, one transaction per multi-row change) so the HTTP layer stays thin.
+
+mod sqlite;
+
+pub use sqlite::SqliteStore;
+
+use courier_models::{
+    FailedWorkflowRun, FailureFunctionState, MessagingAccount, SearchIndex, UrlGroup,
+    UrlGroupEndpoint,
+};
+use std::fmt;
+
+/// Why a store call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// The caller's input cannot be stored (duplicate id, ...): a 400.
+    Invalid(String),
+    /// The database failed: a 500.
+    Internal(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Invalid(message) => write!(f, "invalid input: {message}"),
+            StoreError::Internal(message) => write!(f, "store failure: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// The filters of the list and bulk-delete operations. An empty list means "no filter";
+/// a non-empty one matches any of its values (OR); filters combine with AND.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DlqFilter {
+    /// Inclusive lower bound of `createdAt`.
+    pub from_date: Option<i64>,
+    /// Inclusive upper bound of `createdAt`.
+    pub to_date: Option<i64>,
+    pub workflow_url: Vec<String>,
+    pub workflow_run_id: Option<String>,
+    pub workflow_created_at: Option<i64>,
+    /// Matches any of the entry's `labels` or its deprecated `label`.
+    pub label: Vec<String>,
+    /// Matches `failureCallbackInfo.state`.
+    pub failure_function_state: Vec<FailureFunctionState>,
+    pub caller_ip: Vec<String>,
+    pub flow_control_key: Vec<String>,
+}
+
+/// One page of a keyset scan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    /// Entries in ascending `dlqId` order.
+    pub entries: Vec<FailedWorkflowRun>,
+    /// The last id of this page when more matching entries exist.
+    pub next_after: Option<String>,
+}
+
+/// A workflow run that can be cancelled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActiveRun {
+    pub workflow_run_id: String,
+    pub workflow_url: String,
+    pub workflow_created_at: i64,
+}
+
+/// Everything the service keeps. Synchronous: the HTTP layer calls it on the blocking pool.
+pub trait Store: Send + Sync + 'static {
+    /// The account, if one was created.
+    fn account(&self) -> Result<Option<MessagingAccount>, StoreError>;
+    /// The management key (Basic password) of the account.
+    fn management_key(&self) -> Result<Option<String>, StoreError>;
+    /// Creates the one account with its management key, atomically.
+    fn create_account(
+        &self,
+        account: &MessagingAccount,
+        management_key: &str,
+    ) -> Result<(), StoreError>;
+    /// Replaces the account record (limits); credentials are kept as given.
+    fn update_account(&self, account: &MessagingAccount) -> Result<(), StoreError>;
+    /// Replaces the messaging token and password; returns the updated account.
+    fn rotate_credentials(
+        &self,
+        token: &str,
+        password: &str,
+    ) -> Result<MessagingAccount, StoreError>;
+
+    /// Adds entries in one transaction. An empty `dlq_id` gets `<createdAt>-<seq>`; a duplicate
+    /// id stores nothing. Each entry also registers its run. Past `max_dlq_size` entries, the
+    /// oldest are evicted in the same transaction. Returns the ids in input order.
+    fn insert_dlq(
+        &self,
+        entries: &[FailedWorkflowRun],
+        max_dlq_size: u64,
+    ) -> Result<Vec<String>, StoreError>;
+    /// One entry, unless it is missing or created before `min_created_at` (retention).
+    fn get_dlq(
+        &self,
+        dlq_id: &str,
+        min_created_at: i64,
+    ) -> Result<Option<FailedWorkflowRun>, StoreError>;
+    /// Matching entries after `after` in `dlqId` order, at most `limit`.
+    fn list_dlq(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<Page, StoreError>;
+    /// Deletes these ids (unknown ones skipped) in one transaction; returns how many went.
+    fn delete_dlq_ids(&self, ids: &[String]) -> Result<u64, StoreError>;
+    /// Deletes up to `limit` matching entries after `after` in one transaction; returns the
+    /// count and, when more may match, the last id deleted.
+    fn delete_dlq_matching(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<(u64, Option<String>), StoreError>;
+    /// Deletes one entry; false when there was none.
+    fn delete_dlq_one(&self, dlq_id: &str) -> Result<bool, StoreError>;
+    /// Entries created at or after `min_created_at`.
+    fn dlq_count(&self, min_created_at: i64) -> Result<u64, StoreError>;
+    /// Physically removes entries created before `min_created_at`.
+    fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError>;
+
+    /// Registers runs (existing ones are kept).
+    fn insert_runs(&self, runs: &[ActiveRun]) -> Result<(), StoreError>;
+    /// Removes a run and every DLQ entry of it; false when no such run exists.
+    fn cancel_run(&self, workflow_run_id: &str) -> Result<bool, StoreError>;
+
+    /// Creates or replaces a URL group, keeping `createdAt` on replace.
+    fn put_url_group(
+        &self,
+        name: &str,
+        endpoints: &[UrlGroupEndpoint],
+        now_ms: i64,
+    ) -> Result<UrlGroup, StoreError>;
+    fn url_group(&self, name: &str) -> Result<Option<UrlGroup>, StoreError>;
+
+    fn put_index(&self, index: &SearchIndex) -> Result<(), StoreError>;
+    fn index(&self, id: &str) -> Result<Option<SearchIndex>, StoreError>;
+
+    /// Adds `(metric, minute_ms, amount)` counters in one transaction.
+    fn add_usage_batch(&self, counters: &[(String, i64, f64)]) -> Result<(), StoreError>;
+    /// Per-minute values of `metric` with `from_ms <= minute <= to_ms`.
+    fn usage_between(
+        &self,
+        metric: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<(i64, f64)>, StoreError>;
+}

@@ -1,0 +1,712 @@
+//! The SQLite store: WAL, synchronous writes, one writer connection and a pool of readers.
+//!
+//! Entries are kept as JSON (the 2.2 shape) beside indexed columns for every filter, so a
+//! listing never parses more rows than it returns. Readers run on their own connections, which
+//! WAL lets proceed while a write transaction is open.
+
+use super::{ActiveRun, DlqFilter, Page, Store, StoreError};
+use courier_models::{
+    FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
+};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params, params_from_iter};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[&str] = &[
+    // 1: the initial schema.
+    "CREATE TABLE account (
+         id INTEGER PRIMARY KEY CHECK (id = 1),
+         record TEXT NOT NULL,
+         management_key TEXT NOT NULL
+     );
+     CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+     CREATE TABLE dlq (
+         dlq_id TEXT NOT NULL UNIQUE,
+         created_at INTEGER NOT NULL,
+         workflow_url TEXT NOT NULL,
+         workflow_run_id TEXT NOT NULL,
+         workflow_created_at INTEGER NOT NULL,
+         failure_state TEXT,
+         caller_ip TEXT,
+         flow_control_key TEXT,
+         record TEXT NOT NULL
+     );
+     CREATE INDEX dlq_by_created_at ON dlq (created_at, dlq_id);
+     CREATE INDEX dlq_by_workflow_url ON dlq (workflow_url, dlq_id);
+     CREATE INDEX dlq_by_run ON dlq (workflow_run_id, dlq_id);
+     CREATE INDEX dlq_by_run_created_at ON dlq (workflow_created_at, dlq_id);
+     CREATE INDEX dlq_by_failure_state ON dlq (failure_state, dlq_id);
+     CREATE INDEX dlq_by_caller_ip ON dlq (caller_ip, dlq_id);
+     CREATE INDEX dlq_by_flow_control_key ON dlq (flow_control_key, dlq_id);
+     CREATE TABLE dlq_labels (
+         label TEXT NOT NULL,
+         dlq_id TEXT NOT NULL REFERENCES dlq (dlq_id) ON DELETE CASCADE,
+         PRIMARY KEY (label, dlq_id)
+     ) WITHOUT ROWID;
+     CREATE INDEX dlq_labels_by_entry ON dlq_labels (dlq_id);
+     CREATE TABLE runs (
+         workflow_run_id TEXT PRIMARY KEY,
+         workflow_url TEXT NOT NULL,
+         workflow_created_at INTEGER NOT NULL
+     ) WITHOUT ROWID;
+     CREATE TABLE url_groups (name TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
+     CREATE TABLE search_indexes (id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
+     CREATE TABLE usage (
+         metric TEXT NOT NULL,
+         minute INTEGER NOT NULL,
+         value REAL NOT NULL,
+         PRIMARY KEY (metric, minute)
+     ) WITHOUT ROWID;",
+];
+
+/// Reader connections kept open; more concurrent readers wait for one.
+const READERS: usize = 4;
+
+pub struct SqliteStore {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+    readers_available: std::sync::Condvar,
+    /// Reader connections opened so far (at most `READERS`).
+    readers_opened: std::sync::atomic::AtomicUsize,
+}
+
+fn internal(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Internal(error.to_string())
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock cannot leave SQLite inconsistent (transactions roll back
+    // on drop), so a poisoned lock is still safe to use.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn configure(connection: &Connection) -> Result<(), StoreError> {
+    connection
+        .execute_batch(
+            "PRAGMA journal_mode = WAL;
+             PRAGMA synchronous = FULL;
+             PRAGMA foreign_keys = ON;
+             PRAGMA busy_timeout = 10000;
+             PRAGMA cache_size = -65536;",
+        )
+        .map_err(internal)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(internal)
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|e| StoreError::Internal(format!("a stored record does not parse: {e}")))
+}
+
+/// The SQL condition and parameters of a filter (always ANDed after `created_at >= ?`).
+fn filter_sql(
+    filter: &DlqFilter,
+    after: Option<&str>,
+    min_created_at: i64,
+) -> (String, Vec<SqlValue>) {
+    let mut sql = String::from("created_at >= ?");
+    let mut values = vec![SqlValue::Integer(min_created_at)];
+    let mut any_of = |sql: &mut String, column: &str, items: Vec<SqlValue>| {
+        if items.is_empty() {
+            return;
+        }
+        let marks = vec!["?"; items.len()].join(", ");
+        sql.push_str(&format!(" AND {column} IN ({marks})"));
+        values.extend(items);
+    };
+    let strings = |items: &[String]| {
+        items
+            .iter()
+            .map(|s| SqlValue::Text(s.clone()))
+            .collect::<Vec<_>>()
+    };
+    any_of(&mut sql, "workflow_url", strings(&filter.workflow_url));
+    any_of(&mut sql, "caller_ip", strings(&filter.caller_ip));
+    any_of(
+        &mut sql,
+        "flow_control_key",
+        strings(&filter.flow_control_key),
+    );
+    any_of(
+        &mut sql,
+        "failure_state",
+        filter
+            .failure_function_state
+            .iter()
+            .map(|s| SqlValue::Text(s.to_string()))
+            .collect(),
+    );
+    any_of(
+        &mut sql,
+        "dlq_id IN (SELECT dlq_id FROM dlq_labels WHERE label",
+        strings(&filter.label),
+    );
+    if !filter.label.is_empty() {
+        sql.push(')');
+    }
+    if let Some(after) = after {
+        sql.push_str(" AND dlq_id > ?");
+        values.push(SqlValue::Text(after.to_owned()));
+    }
+    if let Some(from) = filter.from_date {
+        sql.push_str(" AND created_at >= ?");
+        values.push(SqlValue::Integer(from));
+    }
+    if let Some(to) = filter.to_date {
+        sql.push_str(" AND created_at <= ?");
+        values.push(SqlValue::Integer(to));
+    }
+    if let Some(run) = &filter.workflow_run_id {
+        sql.push_str(" AND workflow_run_id = ?");
+        values.push(SqlValue::Text(run.clone()));
+    }
+    if let Some(created) = filter.workflow_created_at {
+        sql.push_str(" AND workflow_created_at = ?");
+        values.push(SqlValue::Integer(created));
+    }
+    (sql, values)
+}
+
+/// Every label of an entry: its `labels` and its deprecated `label`, once each.
+fn labels_of(entry: &FailedWorkflowRun) -> BTreeSet<&str> {
+    entry
+        .labels
+        .iter()
+        .map(String::as_str)
+        .chain(entry.label.as_deref())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        let mut writer = Connection::open(path).map_err(internal)?;
+        configure(&writer)?;
+        migrate(&mut writer)?;
+        Ok(SqliteStore {
+            path: path.to_path_buf(),
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+            readers_available: std::sync::Condvar::new(),
+            readers_opened: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    fn write<T>(
+        &self,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut connection = lock(&self.writer);
+        let transaction = connection
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(internal)?;
+        let result = work(&transaction)?;
+        transaction.commit().map_err(internal)?;
+        Ok(result)
+    }
+
+    fn read<T>(
+        &self,
+        work: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let connection = self.take_reader()?;
+        let result = work(&connection);
+        lock(&self.readers).push(connection);
+        self.readers_available.notify_one();
+        result
+    }
+
+    /// Opened lazily, at most `READERS` at a time.
+    fn take_reader(&self) -> Result<Connection, StoreError> {
+        use std::sync::atomic::Ordering;
+        let mut readers = lock(&self.readers);
+        loop {
+            if let Some(connection) = readers.pop() {
+                return Ok(connection);
+            }
+            // Counted under the pool lock, so two threads cannot both open the last slot.
+            if self.readers_opened.load(Ordering::Relaxed) < READERS {
+                self.readers_opened.fetch_add(1, Ordering::Relaxed);
+                drop(readers);
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_URI;
+                let opened = Connection::open_with_flags(&self.path, flags)
+                    .map_err(internal)
+                    .and_then(|c| {
+                        c.execute_batch("PRAGMA busy_timeout = 10000; PRAGMA cache_size = -65536;")
+                            .map_err(internal)
+                            .map(|()| c)
+                    });
+                if opened.is_err() {
+                    self.readers_opened.fetch_sub(1, Ordering::Relaxed);
+                }
+                return opened;
+            }
+            readers = self
+                .readers_available
+                .wait(readers)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" when the file is sound.
+    pub fn integrity_check(&self) -> Result<String, StoreError> {
+        self.read(|c| {
+            c.query_row("PRAGMA integrity_check", [], |row| row.get(0))
+                .map_err(internal)
+        })
+    }
+}
+
+fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+    let version: usize = connection
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(internal)?;
+    if version > MIGRATIONS.len() {
+        return Err(internal(format!(
+            "the database has schema version {version}, newer than this courier ({}); use a newer courier",
+            MIGRATIONS.len()
+        )));
+    }
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
+        let transaction = connection.transaction().map_err(internal)?;
+        transaction.execute_batch(migration).map_err(internal)?;
+        transaction
+            .pragma_update(None, "user_version", index + 1)
+            .map_err(internal)?;
+        transaction.commit().map_err(internal)?;
+    }
+    Ok(())
+}
+
+fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, StoreError> {
+    let next: u64 = transaction
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'next_dlq_seq'",
+            [],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(internal)?
+        .unwrap_or(0);
+    transaction
+        .execute("INSERT INTO meta (key, value) VALUES ('next_dlq_seq', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1", params![next + count])
+        .map_err(internal)?;
+    Ok(next)
+}
+
+fn select_entries(
+    connection: &Connection,
+    sql: &str,
+    values: Vec<SqlValue>,
+) -> Result<Vec<FailedWorkflowRun>, StoreError> {
+    let mut statement = connection.prepare_cached(sql).map_err(internal)?;
+    let rows = statement
+        .query_map(params_from_iter(values), |row| row.get::<_, String>(0))
+        .map_err(internal)?;
+    rows.map(|row| row.map_err(internal).and_then(|text| from_json(&text)))
+        .collect()
+}
+
+impl Store for SqliteStore {
+    fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
+        self.read(|c| {
+            let record: Option<String> = c
+                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
+                .optional()
+                .map_err(internal)?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn management_key(&self) -> Result<Option<String>, StoreError> {
+        self.read(|c| {
+            c.query_row("SELECT management_key FROM account WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(internal)
+        })
+    }
+
+    fn create_account(
+        &self,
+        account: &MessagingAccount,
+        management_key: &str,
+    ) -> Result<(), StoreError> {
+        let record = to_json(account)?;
+        self.write(|t| {
+            t.execute(
+                "INSERT INTO account (id, record, management_key) VALUES (1, ?1, ?2)",
+                params![record, management_key],
+            )
+            .map_err(|e| StoreError::Invalid(format!("the account already exists: {e}")))?;
+            Ok(())
+        })
+    }
+
+    fn update_account(&self, account: &MessagingAccount) -> Result<(), StoreError> {
+        let record = to_json(account)?;
+        self.write(|t| {
+            match t
+                .execute(
+                    "UPDATE account SET record = ?1 WHERE id = 1",
+                    params![record],
+                )
+                .map_err(internal)?
+            {
+                1 => Ok(()),
+                _ => Err(StoreError::Invalid("there is no account to update".into())),
+            }
+        })
+    }
+
+    fn rotate_credentials(
+        &self,
+        token: &str,
+        password: &str,
+    ) -> Result<MessagingAccount, StoreError> {
+        self.write(|t| {
+            let record: String = t
+                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
+                .optional()
+                .map_err(internal)?
+                .ok_or_else(|| StoreError::Invalid("there is no account to rotate".into()))?;
+            let mut account: MessagingAccount = from_json(&record)?;
+            account.token = token.to_owned();
+            account.password = password.to_owned();
+            t.execute(
+                "UPDATE account SET record = ?1 WHERE id = 1",
+                params![to_json(&account)?],
+            )
+            .map_err(internal)?;
+            Ok(account)
+        })
+    }
+
+    fn insert_dlq(
+        &self,
+        entries: &[FailedWorkflowRun],
+        max_dlq_size: u64,
+    ) -> Result<Vec<String>, StoreError> {
+        self.write(|t| {
+            let generated = entries.iter().filter(|e| e.dlq_id.is_empty()).count() as u64;
+            let mut sequence = next_sequence(t, generated)?;
+            let mut ids = Vec::with_capacity(entries.len());
+            let mut insert = t
+                .prepare_cached(
+                    "INSERT INTO dlq (dlq_id, created_at, workflow_url, workflow_run_id, workflow_created_at,
+                                      failure_state, caller_ip, flow_control_key, record)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .map_err(internal)?;
+            let mut label = t.prepare_cached("INSERT OR IGNORE INTO dlq_labels (label, dlq_id) VALUES (?1, ?2)").map_err(internal)?;
+            let mut run = t
+                .prepare_cached("INSERT OR IGNORE INTO runs (workflow_run_id, workflow_url, workflow_created_at) VALUES (?1, ?2, ?3)")
+                .map_err(internal)?;
+            for entry in entries {
+                let mut entry = entry.clone();
+                if entry.dlq_id.is_empty() {
+                    entry.dlq_id = format!("{}-{sequence}", entry.created_at);
+                    sequence += 1;
+                }
+                let state = entry.failure_callback_info.as_ref().map(|info| info.state.to_string());
+                let inserted = insert.execute(params![
+                    entry.dlq_id,
+                    entry.created_at,
+                    entry.workflow_url,
+                    entry.workflow_run_id,
+                    entry.workflow_created_at,
+                    state,
+                    entry.caller_ip,
+                    entry.flow_control_key,
+                    to_json(&entry)?,
+                ]);
+                match inserted {
+                    Ok(_) => {}
+                    Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
+                        return Err(StoreError::Invalid(format!("dlqId `{}` is already in the DLQ", entry.dlq_id)));
+                    }
+                    Err(e) => return Err(internal(e)),
+                }
+                for name in labels_of(&entry) {
+                    label.execute(params![name, entry.dlq_id]).map_err(internal)?;
+                }
+                run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at]).map_err(internal)?;
+                ids.push(entry.dlq_id);
+            }
+            let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0)).map_err(internal)?;
+            if total > max_dlq_size {
+                // Decision 13: a full DLQ evicts its oldest entries.
+                t.execute(
+                    "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)",
+                    params![total - max_dlq_size],
+                )
+                .map_err(internal)?;
+            }
+            Ok(ids)
+        })
+    }
+
+    fn get_dlq(
+        &self,
+        dlq_id: &str,
+        min_created_at: i64,
+    ) -> Result<Option<FailedWorkflowRun>, StoreError> {
+        self.read(|c| {
+            let record: Option<String> = c
+                .prepare_cached("SELECT record FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![dlq_id, min_created_at], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(internal)?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn list_dlq(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<Page, StoreError> {
+        let (condition, mut values) = filter_sql(filter, after, min_created_at);
+        values.push(SqlValue::Integer(limit as i64 + 1));
+        let sql = format!("SELECT record FROM dlq WHERE {condition} ORDER BY dlq_id LIMIT ?");
+        self.read(|c| {
+            let mut entries = select_entries(c, &sql, values)?;
+            let next_after = if entries.len() > limit {
+                entries.truncate(limit);
+                entries.last().map(|e| e.dlq_id.clone())
+            } else {
+                None
+            };
+            Ok(Page {
+                entries,
+                next_after,
+            })
+        })
+    }
+
+    fn delete_dlq_ids(&self, ids: &[String]) -> Result<u64, StoreError> {
+        self.write(|t| {
+            let mut delete = t
+                .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")
+                .map_err(internal)?;
+            let mut deleted = 0;
+            for id in ids.iter().collect::<BTreeSet<_>>() {
+                deleted += delete.execute(params![id]).map_err(internal)? as u64;
+            }
+            Ok(deleted)
+        })
+    }
+
+    fn delete_dlq_matching(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<(u64, Option<String>), StoreError> {
+        let (condition, mut values) = filter_sql(filter, after, min_created_at);
+        values.push(SqlValue::Integer(limit as i64 + 1));
+        let sql = format!("SELECT dlq_id FROM dlq WHERE {condition} ORDER BY dlq_id LIMIT ?");
+        self.write(|t| {
+            let mut ids: Vec<String> = {
+                let mut statement = t.prepare_cached(&sql).map_err(internal)?;
+                let rows = statement
+                    .query_map(params_from_iter(values), |row| row.get(0))
+                    .map_err(internal)?;
+                rows.collect::<Result<_, _>>().map_err(internal)?
+            };
+            let more = ids.len() > limit;
+            ids.truncate(limit);
+            let mut delete = t
+                .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")
+                .map_err(internal)?;
+            for id in &ids {
+                delete.execute(params![id]).map_err(internal)?;
+            }
+            Ok((ids.len() as u64, if more { ids.pop() } else { None }))
+        })
+    }
+
+    fn delete_dlq_one(&self, dlq_id: &str) -> Result<bool, StoreError> {
+        self.write(|t| {
+            Ok(
+                t.execute("DELETE FROM dlq WHERE dlq_id = ?1", params![dlq_id])
+                    .map_err(internal)?
+                    > 0,
+            )
+        })
+    }
+
+    fn dlq_count(&self, min_created_at: i64) -> Result<u64, StoreError> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM dlq WHERE created_at >= ?1",
+                params![min_created_at],
+                |r| r.get(0),
+            )
+            .map_err(internal)
+        })
+    }
+
+    fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError> {
+        self.write(|t| {
+            Ok(t.execute(
+                "DELETE FROM dlq WHERE created_at < ?1",
+                params![min_created_at],
+            )
+            .map_err(internal)? as u64)
+        })
+    }
+
+    fn insert_runs(&self, runs: &[ActiveRun]) -> Result<(), StoreError> {
+        self.write(|t| {
+            let mut insert = t
+                .prepare_cached(
+                    "INSERT INTO runs (workflow_run_id, workflow_url, workflow_created_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (workflow_run_id) DO NOTHING",
+                )
+                .map_err(internal)?;
+            for run in runs {
+                insert.execute(params![run.workflow_run_id, run.workflow_url, run.workflow_created_at]).map_err(internal)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn cancel_run(&self, workflow_run_id: &str) -> Result<bool, StoreError> {
+        self.write(|t| {
+            let runs = t
+                .execute(
+                    "DELETE FROM runs WHERE workflow_run_id = ?1",
+                    params![workflow_run_id],
+                )
+                .map_err(internal)?;
+            let entries = t
+                .execute(
+                    "DELETE FROM dlq WHERE workflow_run_id = ?1",
+                    params![workflow_run_id],
+                )
+                .map_err(internal)?;
+            Ok(runs + entries > 0)
+        })
+    }
+
+    fn put_url_group(
+        &self,
+        name: &str,
+        endpoints: &[UrlGroupEndpoint],
+        now_ms: i64,
+    ) -> Result<UrlGroup, StoreError> {
+        self.write(|t| {
+            let existing: Option<String> =
+                t.query_row("SELECT record FROM url_groups WHERE name = ?1", params![name], |r| r.get(0)).optional().map_err(internal)?;
+            let created_at = match existing {
+                Some(text) => from_json::<UrlGroup>(&text)?.created_at,
+                None => now_ms,
+            };
+            let group = UrlGroup { created_at, updated_at: now_ms, name: name.to_owned(), endpoints: endpoints.to_vec() };
+            t.execute(
+                "INSERT INTO url_groups (name, record) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET record = excluded.record",
+                params![name, to_json(&group)?],
+            )
+            .map_err(internal)?;
+            Ok(group)
+        })
+    }
+
+    fn url_group(&self, name: &str) -> Result<Option<UrlGroup>, StoreError> {
+        self.read(|c| {
+            let record: Option<String> = c
+                .query_row(
+                    "SELECT record FROM url_groups WHERE name = ?1",
+                    params![name],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(internal)?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn put_index(&self, index: &SearchIndex) -> Result<(), StoreError> {
+        let record = to_json(index)?;
+        let id = index.id.to_string();
+        self.write(|t| {
+            t.execute(
+                "INSERT INTO search_indexes (id, record) VALUES (?1, ?2) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+                params![id, record],
+            )
+            .map_err(internal)?;
+            Ok(())
+        })
+    }
+
+    fn index(&self, id: &str) -> Result<Option<SearchIndex>, StoreError> {
+        // Ids are UUIDs, stored lower-case; a path with upper-case hex finds the same index.
+        let id = id.to_ascii_lowercase();
+        self.read(|c| {
+            let record: Option<String> = c
+                .query_row(
+                    "SELECT record FROM search_indexes WHERE id = ?1",
+                    params![id],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(internal)?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn add_usage_batch(&self, counters: &[(String, i64, f64)]) -> Result<(), StoreError> {
+        self.write(|t| {
+            let mut upsert = t
+                .prepare_cached(
+                    "INSERT INTO usage (metric, minute, value) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (metric, minute) DO UPDATE SET value = value + excluded.value",
+                )
+                .map_err(internal)?;
+            for (metric, minute, value) in counters {
+                upsert
+                    .execute(params![metric, minute, value])
+                    .map_err(internal)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn usage_between(
+        &self,
+        metric: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
+        self.read(|c| {
+            let mut statement = c
+                .prepare_cached("SELECT minute, value FROM usage WHERE metric = ?1 AND minute BETWEEN ?2 AND ?3 ORDER BY minute")
+                .map_err(internal)?;
+            let rows = statement.query_map(params![metric, from_ms, to_ms], |r| Ok((r.get(0)?, r.get(1)?))).map_err(internal)?;
+            rows.collect::<Result<_, _>>().map_err(internal)
+        })
+    }
+}

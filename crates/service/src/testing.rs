@@ -1,0 +1,117 @@
+//! `TestService`: the real service in-process, on an ephemeral port and a temporary data dir.
+//!
+//! For contract tests: start it, fill it through the admin API, point any client at
+//! [`TestService::base_url`], and [`TestService::restart`] it to prove durability.
+
+use crate::account::{InitialCredentials, random_secret};
+use crate::app::{Config, bind, open_service, serve};
+use std::net::SocketAddr;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A running service with known credentials. Stops (and deletes its data) when dropped.
+pub struct TestService {
+    pub service_token: String,
+    pub customer_id: String,
+    pub management_key: String,
+    pub admin_token: String,
+    address: SocketAddr,
+    config: Config,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), String>>>,
+    _data_dir: tempfile::TempDir,
+}
+
+impl TestService {
+    /// Starts a fresh service: new data dir, random credentials, admin API enabled.
+    pub async fn start() -> TestService {
+        let data_dir = tempfile::tempdir().expect("temporary data dir");
+        let config = Config {
+            listen: "127.0.0.1:0".parse().expect("address"),
+            management_listen: None,
+            data_dir: data_dir.path().to_path_buf(),
+            credentials: InitialCredentials {
+                customer_id: Some(format!(
+                    "team-{}@example.com",
+                    random_secret(4).to_lowercase()
+                )),
+                service_token: Some(crate::account::service_token("test")),
+                management_key: Some(random_secret(18)),
+            },
+            admin_token: Some(random_secret(18)),
+            demo: false,
+        };
+        let mut service = TestService {
+            service_token: String::new(),
+            customer_id: String::new(),
+            management_key: String::new(),
+            admin_token: config.admin_token.clone().unwrap_or_default(),
+            address: config.listen,
+            config,
+            stop: None,
+            task: None,
+            _data_dir: data_dir,
+        };
+        service.launch().await;
+        service
+    }
+
+    async fn launch(&mut self) {
+        let service = open_service(&self.config).expect("service opens");
+        let account = service.account();
+        self.service_token = account.token;
+        self.customer_id = account.customer_id;
+        self.management_key = service.management_key();
+        let listeners = bind(&self.config).await.expect("bind");
+        self.address = listeners.main.local_addr().expect("address");
+        // Keep the port across restarts, so clients built before a restart still reach it.
+        self.config.listen = self.address;
+        let (stop, stopped) = oneshot::channel();
+        let config = self.config.clone();
+        self.task = Some(tokio::spawn(async move {
+            serve(service, &config, listeners, async {
+                let _ = stopped.await;
+            })
+            .await
+        }));
+        self.stop = Some(stop);
+    }
+
+    /// `http://127.0.0.1:<port>`: both interfaces and the admin API.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Stops the service gracefully and waits until it has released the store.
+    pub async fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await
+                .expect("service task")
+                .expect("service stopped cleanly");
+        }
+    }
+
+    /// Stops the service and starts it again on the same data dir and port.
+    pub async fn restart(&mut self) {
+        self.stop().await;
+        self.launch().await;
+    }
+
+    /// A `reqwest` request to the admin API with the admin token.
+    pub fn admin(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        reqwest::Client::new()
+            .request(method, format!("{}/admin/v1{path}", self.base_url()))
+            .bearer_auth(&self.admin_token)
+    }
+}
+
+impl Drop for TestService {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
