@@ -49,16 +49,20 @@ async fn health() -> Response {
     courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
 }
 
-/// Counts every authenticated interface request and its bytes for the statistics.
+/// Counts every authenticated interface request and its bytes for the statistics, and logs it
+/// at debug level. Only the path is logged: the query may carry a `service_token`.
 async fn record_usage(
     axum::extract::State(service): axum::extract::State<Arc<Service>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let started = std::time::Instant::now();
+    let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let request_bytes = content_length(request.headers());
     let response = next.run(request).await;
-    if path.starts_with("/v2/") && response.status() != StatusCode::UNAUTHORIZED {
+    let status = response.status();
+    if path.starts_with("/v2/") && status != StatusCode::UNAUTHORIZED {
         let now = now_ms();
         let usage = service.usage();
         usage.add(stats::REQUESTS, now, 1.0);
@@ -71,6 +75,7 @@ async fn record_usage(
             usage.add(stats::WORKFLOW_REQUESTS, now, 1.0);
         }
     }
+    tracing::debug!(%method, %path, status = status.as_u16(), micros = started.elapsed().as_micros() as u64, "request");
     response
 }
 

@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use courier_service::account::InitialCredentials;
 use courier_service::app::{Config, banner, bind, open_service, serve};
+use courier_service::demo;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -83,22 +84,25 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let Command::Serve(args) = Cli::parse().command;
+    // `--demo` without credentials uses the documented demo ones, so the README works verbatim.
+    let demo_default =
+        |given: Option<String>, demo: &str| given.or_else(|| args.demo.then(|| demo.to_owned()));
     let config = Config {
         listen: args.listen,
         management_listen: args.management_listen,
-        data_dir: args.data_dir,
+        data_dir: args.data_dir.clone(),
         credentials: InitialCredentials {
-            customer_id: args.customer_id,
-            service_token: args.service_token,
-            management_key: args.management_key,
+            customer_id: demo_default(args.customer_id.clone(), demo::DEMO_CUSTOMER_ID),
+            service_token: demo_default(args.service_token.clone(), demo::DEMO_SERVICE_TOKEN),
+            management_key: demo_default(args.management_key.clone(), demo::DEMO_MANAGEMENT_KEY),
         },
-        admin_token: args.admin_token,
+        admin_token: args.admin_token.clone(),
         demo: args.demo,
     };
     let result = async {
         let service = open_service(&config)?;
         if config.demo {
-            let seeded = courier_service::demo::seed(&service)
+            let seeded = demo::seed(&service)
                 .await
                 .map_err(|e| format!("seeding demo data failed: {e}"))?;
             tracing::info!(seeded, "demo data ready");
