@@ -82,6 +82,7 @@ async fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let Command::Serve(args) = Cli::parse().command;
     // `--demo` without credentials uses the documented demo ones, so the README works verbatim.
