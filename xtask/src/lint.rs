@@ -74,6 +74,23 @@ impl<'a> Linter<'a> {
                     .collect()
             })
             .unwrap_or_default();
+        if let Some(schemas) = self
+            .spec
+            .pointer("/components/schemas")
+            .and_then(Value::as_object)
+        {
+            for (name, schema) in schemas {
+                if let Some(rust_type) = schema.get("x-courier-rust-type") {
+                    let pointer =
+                        format!("/components/schemas/{}/x-courier-rust-type", escape(name));
+                    if rust_type.as_str() != Some("String") {
+                        self.error(&pointer, "the only supported value is `String`");
+                    } else if schema.get("type").and_then(Value::as_str) != Some("string") {
+                        self.error(pointer, "`String` needs a `type: string` schema");
+                    }
+                }
+            }
+        }
         let Some(paths) = self.spec.get("paths").and_then(Value::as_object) else {
             self.error("/paths", "the spec has no paths object");
             return;

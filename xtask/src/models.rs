@@ -22,13 +22,37 @@ pub struct ModelType {
     pub has_default: bool,
 }
 
-fn settings() -> GenerationSettings {
+fn settings(spec: &Spec) -> GenerationSettings {
     let mut settings = GenerationSettings::new();
     // BTreeMap keeps header maps in a stable order, so serialised JSON (and snapshots) are stable.
     settings
         .with_map_type("::std::collections::BTreeMap")
         .with_derive("PartialEq");
+    for name in plain_string_components(spec) {
+        settings.with_replacement(name, "::std::string::String", std::iter::empty());
+    }
     settings
+}
+
+/// Components marked `x-courier-rust-type: String`: constrained in the spec (for validators and
+/// readers) but a plain `String` in Rust, by their typify name.
+pub fn plain_string_components(spec: &Spec) -> Vec<String> {
+    spec.json
+        .pointer("/components/schemas")
+        .and_then(serde_json::Value::as_object)
+        .map(|schemas| {
+            schemas
+                .iter()
+                .filter(|(_, schema)| {
+                    schema
+                        .get("x-courier-rust-type")
+                        .and_then(serde_json::Value::as_str)
+                        == Some("String")
+                })
+                .map(|(name, _)| heck::ToUpperCamelCase::to_upper_camel_case(name.as_str()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn types_only(spec: &Spec) -> openapiv3::OpenAPI {
@@ -40,7 +64,7 @@ fn types_only(spec: &Spec) -> openapiv3::OpenAPI {
 pub fn generate(spec: &Spec) -> Result<Models, CodegenError> {
     let openapi = types_only(spec);
     // First pass: learn typify's names, which the patches below are keyed by.
-    let mut first = Generator::new(&settings());
+    let mut first = Generator::new(&settings(spec));
     first
         .generate_tokens(&openapi)
         .map_err(|e| CodegenError::Generator(e.to_string()))?;
@@ -76,7 +100,7 @@ pub fn generate(spec: &Spec) -> Result<Models, CodegenError> {
         .collect();
     type_names.sort_by(|a, b| a.name.cmp(&b.name));
 
-    let mut settings = settings();
+    let mut settings = settings(spec);
     let mut patch = TypePatch::default();
     patch.with_attr(SCHEMARS_ATTR);
     for ty in &type_names {

@@ -53,6 +53,9 @@ pub fn client(
         .with_inner_type(inner)
         .with_hooks(HooksMode::Expected)
         .with_map_type("::std::collections::BTreeMap");
+    for name in crate::models::plain_string_components(spec) {
+        settings.with_replacement(name, "::std::string::String", std::iter::empty());
+    }
     for ty in models {
         let mut impls = Vec::new();
         if ty.is_string_enum {

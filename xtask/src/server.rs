@@ -129,6 +129,14 @@ fn param_kind(
     schema: &Value,
 ) -> Result<ParamKind, CodegenError> {
     if let Some(component) = ref_name(schema) {
+        let target = spec.pointer(&format!("/components/schemas/{component}"));
+        if target
+            .and_then(|t| t.get("x-courier-rust-type"))
+            .and_then(Value::as_str)
+            == Some("String")
+        {
+            return Ok(ParamKind::String);
+        }
         let model = model_name(models, component)?;
         return Ok(ParamKind::Enum {
             values: enum_values(spec, component),

@@ -49,7 +49,13 @@ pub fn check_models(spec: &Value, table: &[ModelEntry]) -> Result<(), String> {
             .get("title")
             .and_then(Value::as_str)
             .unwrap_or("");
-        if !title.eq_ignore_ascii_case(entry.component) {
+        // `x-courier-rust-type: String` components are generated as a plain `String` on purpose.
+        let plain_string = components
+            .get(entry.component)
+            .and_then(|schema| schema.get("x-courier-rust-type"))
+            .and_then(Value::as_str)
+            == Some("String");
+        if !(plain_string && title == "string") && !title.eq_ignore_ascii_case(entry.component) {
             errors.push(format!(
                 "`{}`: the model table maps it to `{title}`, whose name does not match",
                 entry.component

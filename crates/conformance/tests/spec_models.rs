@@ -45,6 +45,9 @@ fn model_table() -> Vec<ModelEntry> {
         "PlanType" => PlanType,
         "ReservedPlanType" => ReservedPlanType,
         "MessagingAccount" => MessagingAccount,
+        // `x-courier-rust-type: String`: constrained in the spec, a plain String in Rust.
+        "DlqCursor" => String,
+        "NonEmptyString" => String,
     ]
 }
 
