@@ -55,7 +55,7 @@ pub fn check_models(spec: &Value, table: &[ModelEntry]) -> Result<(), String> {
             .and_then(|schema| schema.get("x-courier-rust-type"))
             .and_then(Value::as_str)
             == Some("String");
-        if !(plain_string && title == "string") && !title.eq_ignore_ascii_case(entry.component) {
+        if !(title.eq_ignore_ascii_case(entry.component) || (plain_string && title == "string")) {
             errors.push(format!(
                 "`{}`: the model table maps it to `{title}`, whose name does not match",
                 entry.component
