@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
-/// Operations that must never be sent twice (`x-courier-idempotent: false` in the spec).
-pub const NOT_IDEMPOTENT: [&str; 1] = ["rotateToken"];
+/// Operations that must never be sent twice (`x-courier-idempotent: false` in the spec), as
+/// progenitor names them in `OperationInfo::operation_id`: the snake_case of the operationId.
+pub const NOT_IDEMPOTENT: [&str; 1] = ["rotate_token"];
 
 /// How often and how patiently to retry. On by default with small bounds.
 #[derive(Clone, Debug, PartialEq)]

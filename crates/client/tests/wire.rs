@@ -55,7 +55,9 @@ struct Recorded {
 
 impl Recorded {
     fn path(&self) -> &str {
-        self.target.split_once('?').map_or(&self.target, |(path, _)| path)
+        self.target
+            .split_once('?')
+            .map_or(&self.target, |(path, _)| path)
     }
 
     fn raw_query(&self) -> &str {
@@ -83,7 +85,11 @@ impl Recorded {
             .filter(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
             .collect();
-        assert!(values.len() <= 1, "header {name} sent {} times", values.len());
+        assert!(
+            values.len() <= 1,
+            "header {name} sent {} times",
+            values.len()
+        );
         values.first().copied()
     }
 }
@@ -158,7 +164,9 @@ async fn serve_one(mut stream: TcpStream, reply: Reply, log: &Mutex<Vec<Recorded
     let length: usize = headers
         .iter()
         .find(|(name, _)| name == "content-length")
-        .map_or(0, |(_, value)| value.parse().expect("numeric content-length"));
+        .map_or(0, |(_, value)| {
+            value.parse().expect("numeric content-length")
+        });
     let mut body = buf[head_end..].to_vec();
     while body.len() < length {
         let n = stream.read(&mut chunk).await.expect("read request body");
@@ -573,7 +581,10 @@ async fn get_workflow_dlq_encodes_the_dlq_id_and_decodes_the_run() {
     assert_eq!(decoded.dlq_id, "dlq 1/a");
     assert_eq!(decoded.message_id, "msg_9");
     assert_eq!(decoded.body_base64.as_deref(), Some("/w=="));
-    let info = decoded.failure_callback_info.as_ref().expect("callback info");
+    let info = decoded
+        .failure_callback_info
+        .as_ref()
+        .expect("callback info");
     assert_eq!(info.state, FailureFunctionState::CallbackSuccess);
     assert_eq!(info.response_status, Some(200));
     assert_round_trip(&decoded, &run);
@@ -583,11 +594,8 @@ async fn get_workflow_dlq_encodes_the_dlq_id_and_decodes_the_run() {
 async fn delete_workflow_dlq_bulk_sends_ids_or_filters_and_decodes_the_result() {
     let by_ids = json!({"deleted": 2});
     let by_filter = json!({"deleted": 100, "cursor": "batch-2"});
-    let server = RecordingServer::start(vec![
-        Reply::json(200, by_ids),
-        Reply::json(200, by_filter),
-    ])
-    .await;
+    let server =
+        RecordingServer::start(vec![Reply::json(200, by_ids), Reply::json(200, by_filter)]).await;
     let client = server.messaging();
 
     let first = client
@@ -933,11 +941,8 @@ async fn rotate_token_posts_without_body_or_query_and_decodes_the_account() {
 #[tokio::test]
 async fn a_documented_404_is_an_error_response_with_status_and_message() {
     let body = json!({"error": "no such dlqId"});
-    let server = RecordingServer::start(vec![
-        Reply::json(404, body.clone()),
-        Reply::json(404, body),
-    ])
-    .await;
+    let server =
+        RecordingServer::start(vec![Reply::json(404, body.clone()), Reply::json(404, body)]).await;
     let client = server.messaging();
 
     let error = client
@@ -971,11 +976,8 @@ async fn a_documented_404_is_an_error_response_with_status_and_message() {
 
 #[tokio::test]
 async fn an_undocumented_status_is_a_readable_error_carrying_the_status() {
-    let server = RecordingServer::start(vec![Reply::json(
-        418,
-        json!({"error": "short and stout"}),
-    )])
-    .await;
+    let server =
+        RecordingServer::start(vec![Reply::json(418, json!({"error": "short and stout"}))]).await;
 
     let error = server
         .messaging()
@@ -1043,7 +1045,6 @@ async fn an_idempotent_request_is_resent_identically_after_a_503() {
 }
 
 #[tokio::test]
-#[ignore = "client bug: retry::NOT_IDEMPOTENT lists `rotateToken`, but progenitor's operation_id is `rotate_token`, so rotation is retried"]
 async fn rotation_is_never_retried() {
     let server = RecordingServer::start(vec![
         Reply::json(503, json!({"error": "busy"})),
