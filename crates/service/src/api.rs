@@ -23,16 +23,7 @@ pub struct Service {
     store: Arc<dyn Store>,
     account: RwLock<AccountRecord>,
     usage: Arc<Usage>,
-}
-
-/// Why an operation failed on the service's side; the caller's mistakes never land here.
-#[derive(Debug)]
-pub struct Internal(pub String);
-
-impl From<StoreError> for Internal {
-    fn from(error: StoreError) -> Internal {
-        Internal(error.to_string())
-    }
+    rate_limiter: crate::ratelimit::RateLimiter,
 }
 
 impl Service {
@@ -41,6 +32,7 @@ impl Service {
             store,
             account: RwLock::new(account),
             usage: Arc::new(Usage::default()),
+            rate_limiter: Default::default(),
         }
     }
 
@@ -50,6 +42,12 @@ impl Service {
 
     pub fn usage(&self) -> &Usage {
         &self.usage
+    }
+
+    /// Counts one interface request against the account's `max_requests_per_second`.
+    pub fn rate_limit(&self) -> crate::ratelimit::Decision {
+        let limit = u64::try_from(self.account().max_requests_per_second).unwrap_or(0);
+        self.rate_limiter.check(limit, now_ms())
     }
 
     /// The current account record (with the live credentials).

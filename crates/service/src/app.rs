@@ -7,7 +7,7 @@ use crate::store::{SqliteStore, Store};
 use crate::time::now_ms;
 use axum::Router;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,9 +49,10 @@ async fn health() -> Response {
     courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
 }
 
-/// Counts every authenticated interface request and its bytes for the statistics, and logs it
-/// at debug level. Only the path is logged: the query may carry a `service_token`.
-async fn record_usage(
+/// Meters every interface request: the account's rate limit (429 with `RateLimit-*` headers),
+/// the usage counters of the statistics (authenticated, admitted requests and their bytes), and
+/// a debug log line. Only the path is logged: the query may carry a `service_token`.
+async fn meter(
     axum::extract::State(service): axum::extract::State<Arc<Service>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
@@ -60,9 +61,17 @@ async fn record_usage(
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let request_bytes = content_length(request.headers());
-    let response = next.run(request).await;
+    let interface = path.starts_with("/v2/");
+    let limit = interface.then(|| service.rate_limit());
+    let mut response = match limit {
+        Some(decision) if !decision.allowed => too_many_requests(),
+        _ => next.run(request).await,
+    };
+    if let Some(decision) = limit {
+        rate_limit_headers(&mut response, &decision);
+    }
     let status = response.status();
-    if path.starts_with("/v2/") && status != StatusCode::UNAUTHORIZED {
+    if interface && status != StatusCode::UNAUTHORIZED && status != StatusCode::TOO_MANY_REQUESTS {
         let now = now_ms();
         let usage = service.usage();
         usage.add(stats::REQUESTS, now, 1.0);
@@ -79,6 +88,27 @@ async fn record_usage(
     response
 }
 
+fn too_many_requests() -> Response {
+    courier_server::runtime::error(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too many requests: the account's max_requests_per_second is reached; retry after the time in Retry-After",
+    )
+}
+
+/// The `RateLimit-*` headers (and `Retry-After` on a refusal) of every interface response.
+fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
+    let headers = response.headers_mut();
+    let mut set = |name: &'static str, value: u64| {
+        headers.insert(name, axum::http::HeaderValue::from(value));
+    };
+    set("ratelimit-limit", decision.limit);
+    set("ratelimit-remaining", decision.remaining);
+    set("ratelimit-reset", decision.reset_seconds());
+    if !decision.allowed {
+        set("retry-after", decision.reset_seconds());
+    }
+}
+
 fn content_length(headers: &axum::http::HeaderMap) -> u64 {
     headers
         .get(axum::http::header::CONTENT_LENGTH)
@@ -89,7 +119,7 @@ fn content_length(headers: &axum::http::HeaderMap) -> u64 {
 
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
-    let usage = axum::middleware::from_fn_with_state(service.clone(), record_usage);
+    let usage = axum::middleware::from_fn_with_state(service.clone(), meter);
     let mut main = courier_server::messaging_router(service.clone())
         .route("/health", axum::routing::get(health));
     if let Some(token) = &config.admin_token {
@@ -219,10 +249,4 @@ pub fn banner(service: &Service, config: &Config, listeners: &Listeners) -> Stri
         account.customer_id,
         service.management_key(),
     )
-}
-
-impl IntoResponse for crate::api::Internal {
-    fn into_response(self) -> Response {
-        courier_server::runtime::error(StatusCode::INTERNAL_SERVER_ERROR, self.0)
-    }
 }

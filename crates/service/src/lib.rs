@@ -9,6 +9,7 @@ pub mod api;
 pub mod app;
 pub mod cursor;
 pub mod demo;
+pub mod ratelimit;
 pub mod stats;
 pub mod store;
 pub mod testing;

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use courier_service::account::InitialCredentials;
 use courier_service::app::{Config, banner, bind, open_service, serve};
 use courier_service::demo;
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -109,7 +110,13 @@ async fn main() -> ExitCode {
             tracing::info!(seeded, "demo data ready");
         }
         let listeners = bind(&config).await?;
-        println!("{}", banner(&service, &config, &listeners));
+        // A closed stdout (a supervisor that stopped reading) must not take the server down,
+        // which println! would do by panicking.
+        let _ = writeln!(
+            std::io::stdout(),
+            "{}",
+            banner(&service, &config, &listeners)
+        );
         serve(service, &config, listeners, shutdown_signal()).await
     }
     .await;

@@ -39,14 +39,17 @@ fn start(data_dir: &std::path::Path) -> Running {
         .spawn()
         .expect("the courier binary starts");
     let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
     let mut base = None;
-    for line in BufReader::new(stdout).lines() {
+    for line in lines.by_ref() {
         let line = line.expect("banner line");
         if let Some(rest) = line.trim().strip_prefix("messaging:") {
             base = rest.split_whitespace().next().map(str::to_owned);
             break;
         }
     }
+    // Keep draining stdout, as a supervisor would, so the rest of the banner has a reader.
+    std::thread::spawn(move || lines.for_each(drop));
     Running {
         base: base.expect("the banner names the messaging address"),
         child,
