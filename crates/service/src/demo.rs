@@ -160,6 +160,14 @@ pub async fn seed(service: &Service) -> Result<usize, String> {
     let now = now_ms();
     let runs = failed_runs(now);
     let count = runs.len();
+    // The statistics should show the demo's history: each run started and failed at its time.
+    for run in &runs {
+        service
+            .usage()
+            .add("run_started", run.workflow_created_at, 1.0);
+        service.usage().add("failed", run.created_at, 1.0);
+        service.usage().add("run_failed", run.created_at, 1.0);
+    }
     let max = u64::try_from(service.account().max_dlq_size).unwrap_or(0);
     let customer_id = service.account().customer_id;
     service
