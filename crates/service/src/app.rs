@@ -26,6 +26,8 @@ pub struct Config {
     pub admin_token: Option<String>,
     /// Seed demo data on start (only into an empty DLQ).
     pub demo: bool,
+    /// How long a client may take to send a request's headers ([`HEADER_READ_TIMEOUT`]).
+    pub header_read_timeout: Duration,
 }
 
 /// Opens the store in the data directory and loads (or creates) the account.
@@ -189,6 +191,60 @@ pub async fn bind(config: &Config) -> Result<Listeners, String> {
     Ok(Listeners { main, management })
 }
 
+/// How long a client may take to send a request's headers. Without it (axum::serve sets no
+/// timer), a client that trickles bytes holds a connection and its task forever.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long shutdown waits for open connections to finish before closing them.
+const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Accepts connections on `listener` until `stop` turns true, then drains them.
+async fn serve_listener(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    header_read_timeout: Duration,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    // HTTP/1.1 only: the auto (HTTP/1 + h2c) builder first waits, untimed, for bytes to sniff
+    // the protocol, which a silent client never sends.
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stop.wait_for(|stop| *stop) => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of file descriptors and the like: back off instead of spinning or dying.
+                tracing::warn!(%error, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            // Errors here are a client's broken connection or timeout: nothing to report upward.
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(DRAIN_DEADLINE) => tracing::warn!("connections still open after the drain deadline; closing them"),
+    }
+}
+
 /// Serves until `shutdown` resolves, then drains connections and writes pending counters.
 pub async fn serve(
     service: Arc<Service>,
@@ -203,23 +259,19 @@ pub async fn serve(
         shutdown.await;
         let _ = stop_tx.send(true);
     });
-    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
-        let _ = rx.wait_for(|stop| *stop).await;
-    };
-    let main =
-        axum::serve(listeners.main, main_router).with_graceful_shutdown(stopped(stop_rx.clone()));
-    let result = match (listeners.management, management_router) {
+    let timeout = config.header_read_timeout;
+    let main = serve_listener(listeners.main, main_router, timeout, stop_rx.clone());
+    match (listeners.management, management_router) {
         (Some(listener), Some(router)) => {
-            let management = axum::serve(listener, router).with_graceful_shutdown(stopped(stop_rx));
-            tokio::try_join!(main.into_future(), management.into_future()).map(|_| ())
+            tokio::join!(main, serve_listener(listener, router, timeout, stop_rx));
         }
         _ => main.await,
-    };
+    }
     upkeep.abort();
     if let Err(error) = service.flush_usage().await {
         tracing::warn!(%error, "writing usage counters at shutdown failed");
     }
-    result.map_err(|e| format!("server error: {e}"))
+    Ok(())
 }
 
 /// Prints what a newcomer needs to talk to the service.

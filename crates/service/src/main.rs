@@ -100,6 +100,7 @@ async fn main() -> ExitCode {
         },
         admin_token: args.admin_token.clone(),
         demo: args.demo,
+        header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
     };
     let result = async {
         let service = open_service(&config)?;

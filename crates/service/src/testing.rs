@@ -40,6 +40,8 @@ impl TestService {
             },
             admin_token: Some(random_secret(18)),
             demo: false,
+            // Short, so the slow-client test does not wait long.
+            header_read_timeout: std::time::Duration::from_secs(2),
         };
         let mut service = TestService {
             service_token: String::new(),
