@@ -830,3 +830,33 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
         .expect("health");
     assert_eq!(health.status(), 200);
 }
+
+#[tokio::test]
+async fn unknown_paths_and_wrong_methods_get_json_404_and_405() {
+    let service = TestService::start().await;
+    let http = reqwest::Client::new();
+    let response = http
+        .get(format!("{}/v2/workflows/dlqs", service.base_url()))
+        .bearer_auth(&service.service_token)
+        .send()
+        .await
+        .expect("404");
+    assert_eq!(response.status(), 404);
+    let body: Value = response.json().await.expect("json");
+    assert!(
+        body["error"]
+            .as_str()
+            .expect("error")
+            .contains("/v2/workflows/dlqs")
+    );
+    let response = http
+        .post(format!("{}/v2/topics/orders", service.base_url()))
+        .bearer_auth(&service.service_token)
+        .send()
+        .await
+        .expect("405");
+    assert_eq!(response.status(), 405);
+    assert_eq!(response.headers()["allow"], "GET,HEAD");
+    let body: Value = response.json().await.expect("json");
+    assert!(body["error"].as_str().expect("error").contains("POST"));
+}

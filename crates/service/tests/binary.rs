@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 struct Running {
     child: Child,
     base: String,
+    /// The management address from the banner (the same as `base` unless split).
+    management: String,
 }
 
 impl Drop for Running {
@@ -19,6 +21,10 @@ impl Drop for Running {
 
 /// Starts the binary on an ephemeral port and reads the address from its banner.
 fn start(data_dir: &std::path::Path) -> Running {
+    start_with(data_dir, &[])
+}
+
+fn start_with(data_dir: &std::path::Path, extra: &[&str]) -> Running {
     let mut child = Command::new(env!("CARGO_BIN_EXE_courier"))
         .args([
             "serve",
@@ -30,6 +36,7 @@ fn start(data_dir: &std::path::Path) -> Running {
             "--data-dir",
         ])
         .arg(data_dir)
+        .args(extra)
         .env_remove("COURIER_SERVICE_TOKEN")
         .env_remove("COURIER_CUSTOMER_ID")
         .env_remove("COURIER_MANAGEMENT_KEY")
@@ -41,10 +48,14 @@ fn start(data_dir: &std::path::Path) -> Running {
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(stdout).lines();
     let mut base = None;
+    let mut management = None;
     for line in lines.by_ref() {
         let line = line.expect("banner line");
+        let address = |rest: &str| rest.split_whitespace().next().map(str::to_owned);
         if let Some(rest) = line.trim().strip_prefix("messaging:") {
-            base = rest.split_whitespace().next().map(str::to_owned);
+            base = address(rest);
+        } else if let Some(rest) = line.trim().strip_prefix("management:") {
+            management = address(rest);
             break;
         }
     }
@@ -52,6 +63,7 @@ fn start(data_dir: &std::path::Path) -> Running {
     std::thread::spawn(move || lines.for_each(drop));
     Running {
         base: base.expect("the banner names the messaging address"),
+        management: management.expect("the banner names the management address"),
         child,
     }
 }
@@ -174,4 +186,40 @@ async fn serve_demo_answers_stops_on_sigterm_and_keeps_its_data() {
         used, 5.0,
         "the requests served before the restart were counted and kept"
     );
+}
+
+#[tokio::test]
+async fn management_can_listen_on_its_own_address() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = start_with(data.path(), &["--management-listen", "127.0.0.1:0"]);
+    assert_ne!(running.base, running.management);
+    let token = ("bearer", courier_service::demo::DEMO_SERVICE_TOKEN);
+    let basic = ("basic", "");
+    // Each interface is served on its own listener, and only there.
+    assert_eq!(
+        get(format!("{}/v2/svc/stats", running.management), basic)
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        get(format!("{}/v2/svc/stats", running.base), basic).await.0,
+        404
+    );
+    assert_eq!(
+        get(format!("{}/v2/topics/orders", running.base), token)
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        get(format!("{}/v2/topics/orders", running.management), token)
+            .await
+            .0,
+        404
+    );
+    let health = reqwest::get(format!("{}/health", running.management))
+        .await
+        .expect("health");
+    assert_eq!(health.status(), 200);
 }
