@@ -94,6 +94,29 @@ impl HttpOptions {
     }
 }
 
+/// The connection settings every client builder shares (its `options: HttpOptions` field).
+macro_rules! http_option_setters {
+    () => {
+        /// How long to wait for a connection (default 5 s).
+        pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+            self.options.connect_timeout = timeout;
+            self
+        }
+
+        /// How long one attempt of a request may take in all (default 30 s).
+        pub fn timeout(mut self, timeout: Duration) -> Self {
+            self.options.timeout = timeout;
+            self
+        }
+
+        /// When to retry ([`RetryPolicy::default`]: 3 attempts; [`RetryPolicy::none`]).
+        pub fn retry(mut self, policy: RetryPolicy) -> Self {
+            self.options.retry = policy;
+            self
+        }
+    };
+}
+
 fn env(name: &str) -> Option<String> {
     std::env::var(name)
         .ok()
@@ -146,20 +169,7 @@ impl MessagingClientBuilder {
         self
     }
 
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.options.connect_timeout = timeout;
-        self
-    }
-
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.options.timeout = timeout;
-        self
-    }
-
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.options.retry = policy;
-        self
-    }
+    http_option_setters!();
 
     /// Reads `COURIER_BASE_URL`, `COURIER_REGION`, `COURIER_REGION_URL_TEMPLATE` and
     /// `COURIER_SERVICE_TOKEN`.
@@ -236,20 +246,7 @@ impl ManagementClientBuilder {
         self
     }
 
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.options.connect_timeout = timeout;
-        self
-    }
-
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.options.timeout = timeout;
-        self
-    }
-
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.options.retry = policy;
-        self
-    }
+    http_option_setters!();
 
     /// Reads `COURIER_MANAGEMENT_URL`, `COURIER_CUSTOMER_ID` and `COURIER_MANAGEMENT_KEY`.
     pub fn from_env(mut self) -> Result<Self, ConfigError> {
