@@ -1,0 +1,157 @@
+//! The SQLite store on its own: schema versions, reopening, and query plans that use the indexes
+//! (so listing stays fast at a million entries, whatever the filter).
+
+use courier_models::FailureFunctionState;
+use courier_service::account::default_account;
+use courier_service::demo::failed_runs;
+use courier_service::store::{DlqFilter, SqliteStore, Store};
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64
+}
+
+#[test]
+fn reopening_keeps_everything_and_a_newer_schema_is_refused_clearly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("courier.sqlite3");
+    let ids = {
+        let store = SqliteStore::open(&path).expect("open");
+        store
+            .create_account(
+                &default_account("team@example.com", "token".into(), now_ms()),
+                "key",
+            )
+            .expect("account");
+        store
+            .insert_dlq(&failed_runs(now_ms()), 1_000_000)
+            .expect("insert")
+    };
+    let store = SqliteStore::open(&path).expect("reopen runs no migration twice");
+    assert_eq!(
+        store.account().expect("account").map(|a| a.token),
+        Some("token".into())
+    );
+    assert_eq!(store.management_key().expect("key").as_deref(), Some("key"));
+    let page = store
+        .list_dlq(&DlqFilter::default(), None, 1000, 0)
+        .expect("list");
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(
+        page.entries
+            .iter()
+            .map(|e| e.dlq_id.clone())
+            .collect::<Vec<_>>(),
+        sorted
+    );
+    assert_eq!(store.integrity_check().expect("check"), "ok");
+    drop(store);
+
+    let connection = rusqlite::Connection::open(&path).expect("raw");
+    connection
+        .pragma_update(None, "user_version", 99)
+        .expect("bump");
+    drop(connection);
+    let error = SqliteStore::open(&path)
+        .err()
+        .expect("a newer schema is refused")
+        .to_string();
+    assert!(error.contains("schema version 99"), "{error}");
+}
+
+#[test]
+fn list_queries_use_indexes_instead_of_scanning_and_sorting() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("courier.sqlite3");
+    let store = SqliteStore::open(&path).expect("open");
+    store
+        .insert_dlq(&failed_runs(now_ms()), 1_000_000)
+        .expect("insert");
+    drop(store);
+    let connection = rusqlite::Connection::open(&path).expect("raw");
+    let plan = |sql: &str| -> String {
+        let mut statement = connection
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .expect("plan");
+        let rows = statement
+            .query_map([], |row| row.get::<_, String>(3))
+            .expect("rows");
+        rows.map(|r| r.expect("row"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    // The shapes the store builds (see filter_sql in store/sqlite.rs).
+    let unfiltered = plan(
+        "SELECT record FROM dlq WHERE created_at >= 0 AND dlq_id > 'a' ORDER BY dlq_id LIMIT 101",
+    );
+    assert!(
+        !unfiltered.contains("TEMP B-TREE"),
+        "an unfiltered page must walk the dlq_id index: {unfiltered}"
+    );
+    assert!(unfiltered.contains("INDEX"), "{unfiltered}");
+    let by_run = plan(
+        "SELECT record FROM dlq WHERE created_at >= 0 AND workflow_run_id = 'wfr_demo01000' ORDER BY dlq_id LIMIT 101",
+    );
+    assert!(by_run.contains("dlq_by_run"), "{by_run}");
+    let by_label = plan(
+        "SELECT record FROM dlq WHERE created_at >= 0 AND dlq_id IN (SELECT dlq_id FROM dlq_labels WHERE label IN ('billing')) ORDER BY dlq_id LIMIT 101",
+    );
+    assert!(
+        by_label.contains("dlq_labels") && !by_label.contains("SCAN dlq_labels"),
+        "{by_label}"
+    );
+    let count = plan("SELECT COUNT(*) FROM dlq WHERE created_at >= 0");
+    assert!(count.contains("dlq_by_created_at"), "{count}");
+}
+
+#[test]
+fn filters_combine_or_within_and_across() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SqliteStore::open(&dir.path().join("courier.sqlite3")).expect("open");
+    let runs = failed_runs(now_ms());
+    store.insert_dlq(&runs, 1_000_000).expect("insert");
+    let filter = DlqFilter {
+        label: vec!["billing".into(), "etl".into()],
+        failure_function_state: vec![
+            FailureFunctionState::CallbackFail,
+            FailureFunctionState::CallbackSuccess,
+        ],
+        caller_ip: vec!["192.0.2.44".into()],
+        ..DlqFilter::default()
+    };
+    let expected = runs
+        .iter()
+        .filter(|r| {
+            r.labels
+                .iter()
+                .chain(&r.label)
+                .any(|l| l == "billing" || l == "etl")
+        })
+        .filter(|r| {
+            r.failure_callback_info.as_ref().is_some_and(|i| {
+                matches!(
+                    i.state,
+                    FailureFunctionState::CallbackFail | FailureFunctionState::CallbackSuccess
+                )
+            })
+        })
+        .filter(|r| r.caller_ip.as_deref() == Some("192.0.2.44"))
+        .count();
+    let page = store.list_dlq(&filter, None, 1000, 0).expect("list");
+    assert!(expected > 0);
+    assert_eq!(page.entries.len(), expected);
+    assert_eq!(
+        store
+            .delete_dlq_matching(&filter, None, 1000, 0)
+            .expect("delete")
+            .0 as usize,
+        expected
+    );
+    assert_eq!(
+        store.dlq_count(0).expect("count") as usize,
+        runs.len() - expected
+    );
+}
