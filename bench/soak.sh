@@ -18,7 +18,7 @@ cargo build --quiet --release -p courier-service
 port=${SOAK_PORT:-18484}
 data=$(mktemp -d)
 export SOAK_TOKEN=soak-token SOAK_ADMIN=soak-admin
-target/release/courier serve --listen "127.0.0.1:$port" --data-dir "$data" --service-token "$SOAK_TOKEN" \
+"${CARGO_TARGET_DIR:-target}/release/courier" serve --listen "127.0.0.1:$port" --data-dir "$data" --service-token "$SOAK_TOKEN" \
   --customer-id soak@courier.dev --management-key soak-key --admin-token "$SOAK_ADMIN" >"$data/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data"' EXIT

@@ -7,7 +7,7 @@ source scripts/demo-service.sh
 start_demo_service "${EXAMPLES_PORT:-18282}"
 cargo build --quiet -p courier-client --examples
 export COURIER_BASE_URL="$base" COURIER_MANAGEMENT_URL="$base"
-run() { echo "--- $*"; "target/debug/examples/$@" | tee "$data/out"; }
+run() { echo "--- $*"; "${CARGO_TARGET_DIR:-target}/debug/examples/$@" | tee "$data/out"; }
 run list_failed_runs billing CALLBACK_FAIL
 grep -Eq '^[1-9][0-9]* failed runs$' "$data/out"
 run account_stats 1d
