@@ -1,0 +1,258 @@
+//! Credentials never appear in logs: the real `courier` binary at `RUST_LOG=trace` is sent every
+//! kind of credential (bearer and query token, Basic, wrong ones, the admin token, a rotation),
+//! and none of them may occur in what it wrote to stderr.
+//!
+//! The banner on stdout shows the initial credentials on purpose (documented); logs go to stderr,
+//! which is what this test captures and reads.
+
+use base64::Engine as _;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CUSTOMER_ID: &str = "leakcheck@example.com";
+const SERVICE_TOKEN: &str = "svc-token-7Qm4Zp9Lx2VbKc";
+const MANAGEMENT_KEY: &str = "mgmt-key-R8tY3uW6nK1eJd";
+const ADMIN_TOKEN: &str = "admin-token-H5jD2sF9gA4cWr";
+const WRONG_TOKEN: &str = "wrong-token-C3vB7nM1qX8zTe";
+
+struct Running {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `courier serve` on an ephemeral port, stderr into `log`, and reads the banner.
+fn start(data_dir: &std::path::Path, log: &std::path::Path) -> Running {
+    let stderr = std::fs::File::create(log).expect("log file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_courier"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .args(["--service-token", SERVICE_TOKEN])
+        .args(["--customer-id", CUSTOMER_ID])
+        .args(["--management-key", MANAGEMENT_KEY])
+        .args(["--admin-token", ADMIN_TOKEN])
+        .env_remove("COURIER_SERVICE_TOKEN")
+        .env_remove("COURIER_CUSTOMER_ID")
+        .env_remove("COURIER_MANAGEMENT_KEY")
+        .env_remove("COURIER_ADMIN_TOKEN")
+        .env_remove("COURIER_MANAGEMENT_LISTEN")
+        .env_remove("COURIER_DEMO")
+        .env("RUST_LOG", "trace")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(stderr))
+        .spawn()
+        .expect("the courier binary starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let mut base = None;
+    for line in lines.by_ref() {
+        let line = line.expect("banner line");
+        if let Some(rest) = line.trim().strip_prefix("messaging:") {
+            base = rest.split_whitespace().next().map(str::to_owned);
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    Running {
+        base: base.expect("the banner names the messaging address"),
+        child,
+    }
+}
+
+fn terminate(running: &mut Running) -> std::process::ExitStatus {
+    let pid = running.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill")
+            .success()
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(status) = running.child.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "courier did not stop within 15 s of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn basic_value(user: &str, password: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+}
+
+#[tokio::test]
+async fn no_credential_reaches_the_logs_even_at_trace_level() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let log = data.path().join("stderr.log");
+    let mut running = start(&data.path().join("data"), &log);
+    let base = running.base.clone();
+    let http = reqwest::Client::new();
+    let list = format!("{base}/v2/workflows/dlq");
+    let stats = format!("{base}/v2/svc/stats");
+    let mut seen = Vec::new();
+    let mut expect = |what: &str, response: reqwest::Response, status: u16| {
+        assert_eq!(response.status(), status, "{what}");
+        seen.push(what.to_owned());
+    };
+
+    // Messaging: the token as header and as query, a wrong one both ways.
+    let r = http.get(&list).bearer_auth(SERVICE_TOKEN).send().await;
+    expect("bearer", r.expect("request"), 200);
+    let r = http
+        .get(&list)
+        .query(&[("service_token", SERVICE_TOKEN)])
+        .send()
+        .await;
+    expect("query token", r.expect("request"), 200);
+    let r = http.get(&list).bearer_auth(WRONG_TOKEN).send().await;
+    expect("wrong bearer", r.expect("request"), 401);
+    let r = http
+        .get(&list)
+        .query(&[("service_token", WRONG_TOKEN)])
+        .send()
+        .await;
+    expect("wrong query token", r.expect("request"), 401);
+
+    // Management: Basic, a wrong key, the messaging token where it is refused.
+    let r = http
+        .get(&stats)
+        .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY))
+        .send()
+        .await;
+    expect("basic", r.expect("request"), 200);
+    let r = http
+        .get(&stats)
+        .basic_auth(CUSTOMER_ID, Some(WRONG_TOKEN))
+        .send()
+        .await;
+    expect("wrong basic", r.expect("request"), 401);
+    let r = http
+        .get(&stats)
+        .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY))
+        .query(&[("service_token", SERVICE_TOKEN)])
+        .send()
+        .await;
+    expect("query token on management", r.expect("request"), 400);
+
+    // Admin: the admin token, right and wrong.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64;
+    let entry = serde_json::json!([{
+        "url": "https://a.example/wf/step", "method": "POST", "header": {}, "body": "{}",
+        "maxRetries": 3, "createdAt": now, "workflowRunId": "wfr_leak", "workflowCreatedAt": now,
+        "workflowUrl": "https://a.example/wf"
+    }]);
+    let r = http
+        .post(format!("{base}/admin/v1/dlq"))
+        .bearer_auth(WRONG_TOKEN)
+        .json(&entry)
+        .send()
+        .await;
+    expect("wrong admin token", r.expect("request"), 401);
+    let inserted = http
+        .post(format!("{base}/admin/v1/dlq"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&entry)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(inserted.status(), 201);
+    let inserted: serde_json::Value = inserted.json().await.expect("json");
+    let dlq_id = inserted["dlqIds"][0].as_str().expect("dlqId").to_owned();
+
+    // Rotation: the new token and password are secrets too.
+    let rotated = http
+        .post(format!("{base}/v2/svc/user/rotatetoken"))
+        .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(rotated.status(), 200);
+    let rotated: serde_json::Value = rotated.json().await.expect("json");
+    let new_token = rotated["token"].as_str().expect("token").to_owned();
+    let new_password = rotated["password"].as_str().expect("password").to_owned();
+    assert_ne!(new_token, SERVICE_TOKEN);
+    let r = http.get(&list).bearer_auth(&new_token).send().await;
+    expect("rotated bearer", r.expect("request"), 200);
+    let r = http
+        .get(&list)
+        .query(&[("service_token", SERVICE_TOKEN)])
+        .send()
+        .await;
+    expect("old query token", r.expect("request"), 401);
+    // Error paths that echo the request in their message: unknown path, wrong method.
+    let r = http
+        .get(format!("{base}/v2/nope"))
+        .query(&[("service_token", &new_token)])
+        .send()
+        .await;
+    expect("unknown path", r.expect("request"), 404);
+    let r = http
+        .put(&list)
+        .query(&[("service_token", &new_token)])
+        .send()
+        .await;
+    expect("wrong method", r.expect("request"), 405);
+    let r = http
+        .delete(format!("{base}/v2/dlq/{dlq_id}"))
+        .query(&[("service_token", &new_token)])
+        .send()
+        .await;
+    expect("delete with query token", r.expect("request"), 200);
+
+    let exit = terminate(&mut running);
+    assert!(exit.success(), "clean shutdown on SIGTERM: {exit:?}");
+    let logs = std::fs::read_to_string(&log).expect("captured stderr");
+
+    // The capture is real: trace logging was on and the requests were logged (by path).
+    for path in [
+        "/v2/workflows/dlq",
+        "/v2/svc/stats",
+        "/v2/svc/user/rotatetoken",
+        "/v2/dlq/",
+    ] {
+        assert!(
+            logs.contains(path),
+            "the request log names {path} ({} requests sent: {seen:?}); stderr was:\n{logs}",
+            seen.len()
+        );
+    }
+    let secrets = [
+        ("service token", SERVICE_TOKEN.to_owned()),
+        ("rotated service token", new_token),
+        ("rotated password", new_password),
+        ("management key", MANAGEMENT_KEY.to_owned()),
+        ("admin token", ADMIN_TOKEN.to_owned()),
+        ("wrong token", WRONG_TOKEN.to_owned()),
+        ("Basic value", basic_value(CUSTOMER_ID, MANAGEMENT_KEY)),
+        ("wrong Basic value", basic_value(CUSTOMER_ID, WRONG_TOKEN)),
+    ];
+    let leaks: Vec<String> = secrets
+        .iter()
+        .flat_map(|(name, secret)| {
+            logs.lines()
+                .filter(move |line| line.contains(secret.as_str()))
+                .map(move |line| format!("{name}: {line}"))
+        })
+        .collect();
+    assert!(
+        leaks.is_empty(),
+        "credentials in the logs ({} lines):\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}

@@ -1,0 +1,790 @@
+//! Auth matrix generated from `spec/openapi.yaml`: every operation × every credential case gets
+//! the expected status, the `{"error": "..."}` body and the `WWW-Authenticate` challenge.
+//!
+//! The operations, the interface each belongs to (from its `security`), its path parameters and
+//! its success status are read from the spec at test time, so an operation added to the spec is
+//! exercised without touching this file, and the test fails naming any operation it cannot
+//! exercise (a path parameter with no fixture, a security scheme it does not know).
+//!
+//! The matrix runs three times against one service: with the initial token, after a rotation
+//! (`POST /v2/svc/user/rotatetoken`: the token from before it must be refused everywhere and the
+//! new one accepted everywhere), and after a restart (the rotation is durable). Every valid call
+//! gets fresh resources, so destructive operations (delete, cancel, bulk delete) never take away
+//! what a later case needs; every rejected call is checked to have changed nothing.
+
+use courier_service::testing::TestService;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The operation whose valid call is the rotation step rather than a matrix cell.
+const ROTATE: &str = "rotateToken";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Interface {
+    Messaging,
+    Management,
+}
+
+impl Interface {
+    fn tag(self) -> &'static str {
+        match self {
+            Interface::Messaging => "messaging",
+            Interface::Management => "management",
+        }
+    }
+
+    /// The scheme a 401 of this interface must challenge with.
+    fn challenge(self) -> &'static str {
+        match self {
+            Interface::Messaging => "bearer",
+            Interface::Management => "basic",
+        }
+    }
+}
+
+/// One operation of the spec, as the matrix needs it.
+#[derive(Debug)]
+struct Operation {
+    id: String,
+    method: Method,
+    path: String,
+    interface: Interface,
+    /// The one 2xx status the spec documents.
+    success: u16,
+    /// Every status the spec documents.
+    documented: BTreeSet<u16>,
+}
+
+fn spec() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/openapi.yaml");
+    let text = std::fs::read_to_string(path).expect("spec/openapi.yaml is readable");
+    serde_yaml::from_str(&text).expect("spec/openapi.yaml parses")
+}
+
+/// The interface of an operation from its `security` requirements (or the document's), by what
+/// each named scheme is: a bearer or `service_token` query key is messaging (decision 4), HTTP
+/// Basic is management (decision 10).
+fn interface_of(spec: &Value, id: &str, operation: &Value) -> Result<Interface, String> {
+    let requirements = operation
+        .get("security")
+        .or_else(|| spec.get("security"))
+        .and_then(Value::as_array)
+        .filter(|requirements| !requirements.is_empty())
+        .ok_or_else(|| format!("{id}: declares no security requirement"))?;
+    let mut interfaces = BTreeSet::new();
+    let mut messaging_schemes = BTreeSet::new();
+    for requirement in requirements {
+        let names = requirement
+            .as_object()
+            .filter(|names| !names.is_empty())
+            .ok_or_else(|| format!("{id}: an empty security requirement allows anonymous calls"))?;
+        for name in names.keys() {
+            let scheme = &spec["components"]["securitySchemes"][name];
+            let field = |key: &str| scheme[key].as_str().map(str::to_ascii_lowercase);
+            let kind = match (
+                field("type").as_deref(),
+                field("scheme").as_deref(),
+                field("in").as_deref(),
+                scheme["name"].as_str(),
+            ) {
+                (Some("http"), Some("bearer"), _, _) => {
+                    messaging_schemes.insert("bearer");
+                    Interface::Messaging
+                }
+                (Some("apikey"), _, Some("query"), Some("service_token")) => {
+                    messaging_schemes.insert("query");
+                    Interface::Messaging
+                }
+                (Some("http"), Some("basic"), _, _) => Interface::Management,
+                _ => {
+                    return Err(format!(
+                        "{id}: security scheme `{name}` is neither the messaging bearer token, the \
+                         `service_token` query key nor management Basic: {scheme}"
+                    ));
+                }
+            };
+            interfaces.insert(kind);
+        }
+    }
+    let interface = match interfaces.into_iter().collect::<Vec<_>>()[..] {
+        [interface] => interface,
+        _ => return Err(format!("{id}: mixes messaging and management schemes")),
+    };
+    if interface == Interface::Messaging && messaging_schemes.len() != 2 {
+        return Err(format!(
+            "{id}: a messaging operation must accept both the bearer header and the \
+             `service_token` query key (decision 4); it declares {messaging_schemes:?}"
+        ));
+    }
+    Ok(interface)
+}
+
+/// Every operation of the spec (ordered by path, then method as written).
+fn operations(spec: &Value) -> Vec<Operation> {
+    const METHODS: [&str; 8] = [
+        "get", "put", "post", "delete", "patch", "head", "options", "trace",
+    ];
+    let paths = spec["paths"].as_object().expect("the spec has paths");
+    let mut operations = Vec::new();
+    for (path, item) in paths {
+        let item = item.as_object().expect("a path item is an object");
+        for (method, operation) in item {
+            if !METHODS.contains(&method.as_str()) {
+                continue;
+            }
+            let id = operation["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{method} {path} has no operationId"))
+                .to_owned();
+            let interface = interface_of(spec, &id, operation).unwrap_or_else(|e| panic!("{e}"));
+            let tags: Vec<&str> = operation["tags"]
+                .as_array()
+                .map(|tags| tags.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            assert_eq!(
+                tags,
+                [interface.tag()],
+                "{id}: its tag must name the interface its security says"
+            );
+            let documented: BTreeSet<u16> = operation["responses"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{id} has no responses"))
+                .keys()
+                .map(|status| {
+                    status
+                        .parse()
+                        .unwrap_or_else(|_| panic!("{id}: response `{status}` is not a status"))
+                })
+                .collect();
+            let successes: Vec<u16> = documented
+                .iter()
+                .copied()
+                .filter(|s| (200..300).contains(s))
+                .collect();
+            let [success] = successes[..] else {
+                panic!("{id}: expected exactly one 2xx response, found {successes:?}");
+            };
+            operations.push(Operation {
+                id,
+                method: Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+                    .expect("an HTTP method"),
+                path: path.clone(),
+                interface,
+                success,
+                documented,
+            });
+        }
+    }
+    operations
+}
+
+/// Substitutes every `{name}` of a path template; an unknown name means the matrix cannot
+/// exercise the operation, which is an error.
+fn fill(template: &str, values: &BTreeMap<&str, String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..]
+            .find('}')
+            .map(|c| open + c)
+            .ok_or_else(|| format!("unbalanced braces in {template}"))?;
+        let name = &rest[open + 1..close];
+        let value = values.get(name).ok_or_else(|| {
+            format!("no fixture for path parameter `{name}` of {template}: teach the auth matrix how to create one")
+        })?;
+        out.push_str(&rest[..open]);
+        out.push_str(value);
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[derive(Clone, Debug)]
+enum Auth {
+    None,
+    Bearer(String),
+    Basic(String, String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    /// 401, the error body, a challenge for the interface's scheme.
+    Unauthorized,
+    /// 400 naming this query parameter (decisions 4 and 15).
+    UnknownParameter(&'static str),
+    /// The operation's documented 2xx.
+    Success,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    name: &'static str,
+    auth: Auth,
+    query_token: Option<String>,
+    expect: Expect,
+}
+
+/// The credentials in play at one point of the test.
+struct Credentials {
+    token: String,
+    /// The token from before the rotation, once there was one.
+    old_token: Option<String>,
+    customer_id: String,
+    management_key: String,
+}
+
+/// A token of the right shape and length that differs from the real one in its last character.
+fn wrong_token(token: &str) -> String {
+    let mut wrong = token.to_owned();
+    let last = wrong.pop().unwrap_or('x');
+    wrong.push(if last == 'A' { 'B' } else { 'A' });
+    wrong
+}
+
+fn cases(interface: Interface, c: &Credentials) -> Vec<Case> {
+    let case = |name, auth, query_token: Option<&str>, expect| Case {
+        name,
+        auth,
+        query_token: query_token.map(str::to_owned),
+        expect,
+    };
+    let bearer = |token: &str| Auth::Bearer(token.to_owned());
+    let basic = |user: &str, password: &str| Auth::Basic(user.to_owned(), password.to_owned());
+    let wrong = wrong_token(&c.token);
+    let unauthorized = Expect::Unauthorized;
+    let mut cases = match interface {
+        Interface::Messaging => vec![
+            case("no credentials", Auth::None, None, unauthorized),
+            case(
+                "wrong scheme: Basic with the management credentials",
+                basic(&c.customer_id, &c.management_key),
+                None,
+                unauthorized,
+            ),
+            case(
+                "wrong scheme: Basic with the service token as password",
+                basic(&c.customer_id, &c.token),
+                None,
+                unauthorized,
+            ),
+            case("wrong token as Bearer", bearer(&wrong), None, unauthorized),
+            case(
+                "wrong token as service_token query",
+                Auth::None,
+                Some(&wrong),
+                unauthorized,
+            ),
+            case(
+                "management key as Bearer",
+                bearer(&c.management_key),
+                None,
+                unauthorized,
+            ),
+            case(
+                "wrong Bearer wins over a valid service_token query",
+                bearer(&wrong),
+                Some(&c.token),
+                unauthorized,
+            ),
+            case("valid Bearer", bearer(&c.token), None, Expect::Success),
+            case(
+                "valid service_token query",
+                Auth::None,
+                Some(&c.token),
+                Expect::Success,
+            ),
+            case(
+                "valid Bearer wins over a wrong service_token query",
+                bearer(&c.token),
+                Some(&wrong),
+                Expect::Success,
+            ),
+        ],
+        Interface::Management => vec![
+            case("no credentials", Auth::None, None, unauthorized),
+            case(
+                "wrong scheme: Bearer with the management key",
+                bearer(&c.management_key),
+                None,
+                unauthorized,
+            ),
+            case(
+                "wrong management key",
+                basic(&c.customer_id, &wrong_token(&c.management_key)),
+                None,
+                unauthorized,
+            ),
+            case(
+                "wrong customer id",
+                basic("someone-else@example.com", &c.management_key),
+                None,
+                unauthorized,
+            ),
+            case(
+                "messaging token as Bearer",
+                bearer(&c.token),
+                None,
+                unauthorized,
+            ),
+            case(
+                "messaging token as service_token query",
+                Auth::None,
+                Some(&c.token),
+                unauthorized,
+            ),
+            case(
+                "messaging token as Basic password",
+                basic(&c.customer_id, &c.token),
+                None,
+                unauthorized,
+            ),
+            case(
+                "service_token query with valid Basic",
+                basic(&c.customer_id, &c.management_key),
+                Some(&c.token),
+                Expect::UnknownParameter("service_token"),
+            ),
+            case(
+                "valid Basic",
+                basic(&c.customer_id, &c.management_key),
+                None,
+                Expect::Success,
+            ),
+        ],
+    };
+    if let Some(old) = &c.old_token {
+        cases.push(case(
+            "token from before rotation as Bearer",
+            bearer(old),
+            None,
+            unauthorized,
+        ));
+        cases.push(case(
+            "token from before rotation as service_token query",
+            Auth::None,
+            Some(old),
+            unauthorized,
+        ));
+    }
+    cases
+}
+
+/// What came back for one request.
+#[derive(Debug)]
+struct Outcome {
+    status: u16,
+    challenge: Option<String>,
+    content_type: Option<String>,
+    body: String,
+}
+
+struct World {
+    service: TestService,
+    http: reqwest::Client,
+    credentials: Credentials,
+    url_group: String,
+    index_id: String,
+    serial: usize,
+    /// Problems found, reported together at the end.
+    problems: Vec<String>,
+    /// Which cases ran on which operation.
+    coverage: BTreeMap<String, BTreeSet<&'static str>>,
+    requests: usize,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64
+}
+
+impl World {
+    async fn start() -> World {
+        let service = TestService::start().await;
+        // No idle connections kept: the restart must not meet a pooled connection it closed.
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .expect("http client");
+        let credentials = Credentials {
+            token: service.service_token.clone(),
+            old_token: None,
+            customer_id: service.customer_id.clone(),
+            management_key: service.management_key.clone(),
+        };
+        let mut world = World {
+            service,
+            http,
+            credentials,
+            url_group: "auth-matrix".to_owned(),
+            index_id: "5b0f3f7e-2a44-4c1e-9d55-6f1f0a1c2b3d".to_owned(),
+            serial: 0,
+            problems: Vec::new(),
+            coverage: BTreeMap::new(),
+            requests: 0,
+        };
+        world.create_lasting_resources().await;
+        world
+    }
+
+    /// The URL group and search index: no operation of the spec removes them.
+    async fn create_lasting_resources(&mut self) {
+        let put = self
+            .service
+            .admin(Method::PUT, &format!("/topics/{}", self.url_group))
+            .json(&json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}))
+            .send()
+            .await
+            .expect("admin topic");
+        assert_eq!(
+            put.status(),
+            200,
+            "{}",
+            put.text().await.unwrap_or_default()
+        );
+        let index = json!({
+            "customer_id": self.service.customer_id, "name": "products", "endpoint": "https://idx.example",
+            "type": "payg", "region": "eu-west-1", "hosting_email": "", "token": "rw", "read_only_token": "ro",
+            "max_vector_count": 1000, "max_monthly_reranks": -1, "max_daily_updates": -1,
+            "max_daily_queries": -1, "max_monthly_bandwidth": -1, "max_writes_per_second": 100,
+            "max_query_per_second": 100, "max_reads_per_request": 100, "max_writes_per_request": 100,
+            "creation_time": 1_700_000_000, "input_enrichment_enabled": false
+        });
+        let put = self
+            .service
+            .admin(Method::PUT, &format!("/search/{}", self.index_id))
+            .json(&index)
+            .send()
+            .await
+            .expect("admin index");
+        assert_eq!(
+            put.status(),
+            200,
+            "{}",
+            put.text().await.unwrap_or_default()
+        );
+    }
+
+    /// A fresh DLQ entry of a fresh run, plus the lasting resources: every path parameter the
+    /// spec uses, by name.
+    async fn fixtures(&mut self) -> BTreeMap<&'static str, String> {
+        self.serial += 1;
+        let run_id = format!("wfr_auth_{:04}", self.serial);
+        let created_at = now_ms();
+        let response = self
+            .service
+            .admin(Method::POST, "/dlq")
+            .json(&json!([{
+                "url": "https://a.example/wf/step-1",
+                "method": "POST",
+                "header": {"Content-Type": ["application/json"]},
+                "body": "{}",
+                "maxRetries": 3,
+                "createdAt": created_at,
+                "workflowRunId": run_id,
+                "workflowCreatedAt": created_at - 1000,
+                "workflowUrl": "https://a.example/wf",
+                "labels": ["auth-matrix"]
+            }]))
+            .send()
+            .await
+            .expect("admin insert");
+        assert_eq!(
+            response.status(),
+            201,
+            "{}",
+            response.text().await.unwrap_or_default()
+        );
+        let body: Value = response.json().await.expect("json");
+        let dlq_id = body["dlqIds"][0].as_str().expect("a dlqId").to_owned();
+        BTreeMap::from([
+            ("dlqId", dlq_id),
+            ("workflowRunId", run_id),
+            ("urlGroupName", self.url_group.clone()),
+            ("id", self.index_id.clone()),
+        ])
+    }
+
+    /// Every DLQ id, with the current token; `None` (and a problem) when that fails.
+    async fn dlq_ids(&mut self, context: &str) -> Option<BTreeSet<String>> {
+        let mut ids = BTreeSet::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut request = self
+                .http
+                .get(format!("{}/v2/workflows/dlq", self.service.base_url()))
+                .bearer_auth(&self.credentials.token)
+                .query(&[("count", "100")]);
+            if let Some(cursor) = &cursor {
+                request = request.query(&[("cursor", cursor)]);
+            }
+            let response = request.send().await.expect("list");
+            self.requests += 1;
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            if status != 200 {
+                self.problems.push(format!(
+                    "{context}: listing the DLQ with the current token answered {status} {body}"
+                ));
+                return None;
+            }
+            for message in body["messages"].as_array().into_iter().flatten() {
+                ids.insert(message["dlqId"].as_str().unwrap_or_default().to_owned());
+            }
+            match body["cursor"].as_str() {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+                _ => return Some(ids),
+            }
+        }
+    }
+
+    async fn send(&mut self, operation: &Operation, path: &str, case: &Case) -> Outcome {
+        let mut request = self.http.request(
+            operation.method.clone(),
+            format!("{}{path}", self.service.base_url()),
+        );
+        request = match &case.auth {
+            Auth::None => request,
+            Auth::Bearer(token) => request.bearer_auth(token),
+            Auth::Basic(user, password) => request.basic_auth(user, Some(password)),
+        };
+        if let Some(token) = &case.query_token {
+            request = request.query(&[("service_token", token)]);
+        }
+        let response = request.send().await.unwrap_or_else(|e| {
+            panic!(
+                "{} {} ({}): request failed: {e}",
+                operation.method, path, case.name
+            )
+        });
+        self.requests += 1;
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .map(|v| v.to_str().unwrap_or("<not text>").to_owned())
+        };
+        let challenge = header(reqwest::header::WWW_AUTHENTICATE);
+        let content_type = header(reqwest::header::CONTENT_TYPE);
+        let status = response.status().as_u16();
+        let body = response.text().await.unwrap_or_default();
+        Outcome {
+            status,
+            challenge,
+            content_type,
+            body,
+        }
+    }
+
+    /// Every secret a body must never echo.
+    fn secrets(&self) -> Vec<String> {
+        let c = &self.credentials;
+        let mut secrets = vec![
+            c.token.clone(),
+            wrong_token(&c.token),
+            c.management_key.clone(),
+            wrong_token(&c.management_key),
+            self.service.admin_token.clone(),
+        ];
+        secrets.extend(c.old_token.clone());
+        secrets
+    }
+
+    /// Checks one outcome against the case's expectation; records problems, returns the body.
+    fn check(
+        &mut self,
+        stage: &str,
+        operation: &Operation,
+        case: &Case,
+        outcome: &Outcome,
+    ) -> Value {
+        let at = format!(
+            "[{stage}] {} {} ({}) / {}",
+            operation.method, operation.path, operation.id, case.name
+        );
+        let mut problems = Vec::new();
+        let body: Value = serde_json::from_str(&outcome.body).unwrap_or(Value::Null);
+        let expected = match case.expect {
+            Expect::Unauthorized => 401,
+            Expect::UnknownParameter(_) => 400,
+            Expect::Success => operation.success,
+        };
+        if outcome.status != expected {
+            problems.push(format!(
+                "status {} (expected {expected}), body {}",
+                outcome.status, outcome.body
+            ));
+        }
+        if !operation.documented.contains(&expected) {
+            problems.push(format!("the spec does not document {expected}"));
+        }
+        if case.expect != Expect::Success {
+            let error = body["error"].as_str().unwrap_or_default();
+            if error.trim().is_empty() {
+                problems.push(format!(
+                    "the error body has no non-empty `error` string: {:?}",
+                    outcome.body
+                ));
+            }
+            if !outcome
+                .content_type
+                .as_deref()
+                .is_some_and(|t| t.starts_with("application/json"))
+            {
+                problems.push(format!("content-type {:?}, not JSON", outcome.content_type));
+            }
+            for secret in self.secrets() {
+                if outcome.body.contains(&secret) {
+                    problems.push(format!(
+                        "the error body echoes a credential: {}",
+                        outcome.body
+                    ));
+                }
+            }
+            if let Expect::UnknownParameter(name) = case.expect
+                && !error.contains(name)
+            {
+                problems.push(format!("the 400 does not name `{name}`: {error:?}"));
+            }
+        }
+        if case.expect == Expect::Unauthorized {
+            let scheme = operation.interface.challenge();
+            match &outcome.challenge {
+                None => problems.push("no WWW-Authenticate header".to_owned()),
+                Some(challenge) if !challenge.to_ascii_lowercase().starts_with(scheme) => problems
+                    .push(format!(
+                        "WWW-Authenticate {challenge:?} does not challenge for {scheme}"
+                    )),
+                Some(_) => {}
+            }
+        }
+        self.problems
+            .extend(problems.into_iter().map(|p| format!("{at}: {p}")));
+        self.coverage
+            .entry(operation.id.clone())
+            .or_default()
+            .insert(case.name);
+        body
+    }
+
+    /// The whole matrix once, with the credentials as they are now.
+    async fn stage(&mut self, stage: &str, operations: &[Operation]) {
+        for operation in operations {
+            let all = cases(operation.interface, &self.credentials);
+            let (rejected, valid): (Vec<Case>, Vec<Case>) =
+                all.into_iter().partition(|c| c.expect != Expect::Success);
+
+            // Rejected calls target existing resources (so a 401 is not a 404 in disguise) and
+            // must change nothing: no entry deleted, no run cancelled, no token rotated.
+            let values = self.fixtures().await;
+            let path = fill(&operation.path, &values)
+                .unwrap_or_else(|e| panic!("{} is not covered: {e}", operation.id));
+            let before = self.dlq_ids(stage).await;
+            for case in &rejected {
+                let outcome = self.send(operation, &path, case).await;
+                self.check(stage, operation, case, &outcome);
+            }
+            let after = self.dlq_ids(stage).await;
+            if before != after {
+                self.problems.push(format!(
+                    "[{stage}] {} ({}): rejected calls changed the DLQ: before {before:?}, after {after:?}",
+                    operation.path, operation.id
+                ));
+            }
+
+            if operation.id == ROTATE {
+                continue; // Its valid call is the rotation step.
+            }
+            for case in &valid {
+                let values = self.fixtures().await;
+                let path = fill(&operation.path, &values).expect("filled above");
+                let outcome = self.send(operation, &path, case).await;
+                self.check(stage, operation, case, &outcome);
+            }
+        }
+    }
+
+    /// The valid call of the rotation operation: the old token is kept as "from before rotation".
+    async fn rotate(&mut self, operations: &[Operation]) {
+        let operation = operations
+            .iter()
+            .find(|o| o.id == ROTATE)
+            .unwrap_or_else(|| panic!("the spec has no `{ROTATE}` operation"));
+        let case = cases(operation.interface, &self.credentials)
+            .into_iter()
+            .find(|c| c.expect == Expect::Success)
+            .expect("a valid case");
+        let outcome = self.send(operation, &operation.path, &case).await;
+        let body = self.check("rotation", operation, &case, &outcome);
+        let new_token = body["token"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            !new_token.is_empty() && new_token != self.credentials.token,
+            "rotation must return a new token: {} {}",
+            outcome.status,
+            outcome.body
+        );
+        let old = std::mem::replace(&mut self.credentials.token, new_token);
+        self.credentials.old_token = Some(old);
+    }
+}
+
+#[tokio::test]
+async fn every_operation_of_the_spec_refuses_every_wrong_credential_and_accepts_the_right_one() {
+    let spec = spec();
+    let operations = operations(&spec);
+    let interfaces: BTreeSet<&str> = operations.iter().map(|o| o.interface.tag()).collect();
+    assert_eq!(
+        interfaces,
+        BTreeSet::from(["management", "messaging"]),
+        "the spec has operations of both interfaces"
+    );
+
+    let mut world = World::start().await;
+    world.stage("initial token", &operations).await;
+    world.rotate(&operations).await;
+    world.stage("after rotation", &operations).await;
+    world.service.restart().await;
+    assert_eq!(
+        world.service.service_token, world.credentials.token,
+        "the rotated token survives a restart"
+    );
+    assert_eq!(
+        world.service.management_key, world.credentials.management_key,
+        "rotation leaves the management key unchanged"
+    );
+    world.stage("after restart", &operations).await;
+
+    // Coverage: every operation of the spec ran every case of its interface.
+    let mut cells = 0;
+    for operation in &operations {
+        let expected: BTreeSet<&str> = cases(operation.interface, &world.credentials)
+            .iter()
+            .map(|c| c.name)
+            .collect();
+        let ran = world
+            .coverage
+            .get(&operation.id)
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(
+            ran, expected,
+            "{} ({} {}): cases run vs cases of its interface",
+            operation.id, operation.method, operation.path
+        );
+        cells += expected.len();
+    }
+    eprintln!(
+        "auth matrix: {} operations, {cells} operation × case cells, {} requests",
+        operations.len(),
+        world.requests
+    );
+    assert!(
+        world.problems.is_empty(),
+        "{} problem(s):\n{}",
+        world.problems.len(),
+        world.problems.join("\n")
+    );
+}
