@@ -1,0 +1,148 @@
+//! `courier-fill`: writes a DLQ of N realistic failed runs straight into a courier data
+//! directory (no HTTP), for the benchmarks in `bench/run.sh`.
+//!
+//! Creates the account with known credentials (as `courier serve` would on a first start),
+//! raises its `max_dlq_size` to hold every entry and its `max_requests_per_second` so the rate
+//! limiter never interferes with a load generator, adds the URL group `orders`, and inserts the
+//! entries through `SqliteStore::insert_dlq` in large batches (one transaction each). With
+//! `--ids-file`, writes a sample of the assigned `dlqId`s (one a line) for get-one loads.
+
+use clap::Parser;
+use courier_bench::{Spread, entries};
+use courier_models::UrlGroupEndpoint;
+use courier_service::account::{InitialCredentials, load_or_create};
+use courier_service::store::{SqliteStore, Store};
+use courier_service::time::now_ms;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "courier-fill",
+    about = "Fill a courier data directory with N failed runs, straight into the store"
+)]
+struct Args {
+    /// The data directory `courier serve --data-dir` will use (created if missing).
+    #[arg(long)]
+    data_dir: PathBuf,
+    /// How many failed runs to add.
+    #[arg(long)]
+    entries: u64,
+    /// Entries per transaction.
+    #[arg(long, default_value_t = 20_000)]
+    batch: u64,
+    /// createdAt values spread over this many days before now (retention is 30 days).
+    #[arg(long, default_value_t = 3.0)]
+    days: f64,
+    /// Messaging service token of the account, when this fill creates it.
+    #[arg(long, default_value = "bench-service-token")]
+    service_token: String,
+    /// customer_id of the account, when this fill creates it.
+    #[arg(long, default_value = "bench@courier.dev")]
+    customer_id: String,
+    /// Management key of the account, when this fill creates it.
+    #[arg(long, default_value = "bench-management-key")]
+    management_key: String,
+    /// The account's max_requests_per_second after the fill.
+    #[arg(long, default_value_t = 1_000_000_000)]
+    max_requests_per_second: i64,
+    /// Write up to `--ids-sample` assigned dlqIds, evenly spaced, one a line.
+    #[arg(long)]
+    ids_file: Option<PathBuf>,
+    #[arg(long, default_value_t = 1000)]
+    ids_sample: u64,
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    std::fs::create_dir_all(&args.data_dir)
+        .map_err(|e| format!("cannot create {}: {e}", args.data_dir.display()))?;
+    let path = args.data_dir.join("courier.sqlite3");
+    let store = SqliteStore::open(&path).map_err(|e| e.to_string())?;
+    let now = now_ms();
+    let credentials = InitialCredentials {
+        customer_id: Some(args.customer_id.clone()),
+        service_token: Some(args.service_token.clone()),
+        management_key: Some(args.management_key.clone()),
+    };
+    let record = load_or_create(&store, &credentials, now).map_err(|e| e.to_string())?;
+    let existing = store.dlq_count(0).map_err(|e| e.to_string())?;
+    let mut account = record.account;
+    let needed = i64::try_from(existing + args.entries).map_err(|e| e.to_string())?;
+    account.max_dlq_size = account.max_dlq_size.max(needed);
+    account.max_requests_per_second = args.max_requests_per_second;
+    store.update_account(&account).map_err(|e| e.to_string())?;
+    let endpoint = |name: &str, url: &str| UrlGroupEndpoint {
+        name: name.into(),
+        url: url.into(),
+    };
+    store
+        .put_url_group(
+            "orders",
+            &[
+                endpoint("billing", "https://billing.example.com/hooks/orders"),
+                endpoint("warehouse", "https://warehouse.example.com/orders"),
+                endpoint("", "https://audit.example.com/inbox"),
+            ],
+            now,
+        )
+        .map_err(|e| e.to_string())?;
+
+    let spread = Spread {
+        now_ms: now,
+        span_ms: (args.days * 86_400_000.0) as i64,
+        total: args.entries,
+    };
+    let every = (args.entries / args.ids_sample.max(1)).max(1);
+    let mut sample = Vec::new();
+    let started = Instant::now();
+    let batch = args.batch.max(1);
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut start = 0;
+    while start < args.entries {
+        let end = (start + batch).min(args.entries);
+        let ids = store
+            .insert_dlq(&entries(start..end, spread), account.max_dlq_size as u64)
+            .map_err(|e| e.to_string())?;
+        sample.extend(
+            ids.into_iter()
+                .zip(start..end)
+                .filter(|(_, i)| i % every == 0)
+                .map(|(id, _)| id),
+        );
+        start = end;
+        if progress {
+            eprint!("\r{end} / {} entries", args.entries);
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    if progress {
+        eprintln!();
+    }
+    if let Some(file) = &args.ids_file {
+        let mut text = sample.join("\n");
+        text.push('\n');
+        std::fs::write(file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
+    let total = store.dlq_count(0).map_err(|e| e.to_string())?;
+    let _ = writeln!(
+        std::io::stdout(),
+        "added {} entries in {elapsed:.1} s ({:.0}/s); the DLQ holds {total}; token `{}`, customer `{}`",
+        args.entries,
+        args.entries as f64 / elapsed.max(1e-9),
+        account.token,
+        account.customer_id,
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
