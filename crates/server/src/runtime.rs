@@ -10,6 +10,11 @@ use courier_models::ErrorBody;
 /// batches of failed runs stay well below it.
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
+/// Longest query string the router reads; a longer one is a 400 before routing. A bulk delete
+/// of 1000 `dlqIds` (about 17 KB) fits twice over. Past 64 KiB the `http` crate refuses the
+/// request line itself, so hyper answers 414 (empty body) before any of this runs.
+pub const MAX_QUERY_BYTES: usize = 32 * 1024;
+
 /// The `{"error": "..."}` body of section 2.4.
 pub fn error_body(message: impl Into<String>) -> ErrorBody {
     ErrorBody {
@@ -132,6 +137,14 @@ impl IntoResponse for Unauthorized {
 #[derive(Clone, Debug, Default)]
 pub struct PathParams(Vec<(String, String)>);
 
+impl PathParams {
+    /// Path parameters as the route would extract them, for calling a `*Request::parse`
+    /// outside a router (tests, fuzz targets).
+    pub fn new(params: Vec<(String, String)>) -> PathParams {
+        PathParams(params)
+    }
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for PathParams {
     type Rejection = Rejection;
 
@@ -197,13 +210,30 @@ async fn refuse_large_bodies(
     next.run(request).await
 }
 
+async fn refuse_long_queries(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let length = request.uri().query().map_or(0, str::len);
+    if length > MAX_QUERY_BYTES {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "the query string is {length} bytes, longer than the {MAX_QUERY_BYTES}-byte limit"
+            ),
+        );
+    }
+    next.run(request).await
+}
+
 /// Adds what every courier router needs: the JSON 404 for unknown paths, 413 for oversized
-/// bodies, and a 500 with the error body when a handler panics (instead of a dropped connection).
+/// bodies, 400 for query strings over [`MAX_QUERY_BYTES`], and a 500 with the error body when a handler panics (instead of a dropped connection).
 pub fn finish(router: axum::Router) -> axum::Router {
     router
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(refuse_large_bodies))
+        .layer(axum::middleware::from_fn(refuse_long_queries))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panic_response,
         ))
