@@ -102,11 +102,8 @@ impl IntoResponse for Refused {
     }
 }
 
-/// Parses a JSON body, insisting on `application/json` and saying where parsing failed.
-fn parse_body<T: serde::de::DeserializeOwned>(
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<T, Refused> {
+/// Refuses a body that is not declared `application/json` (415).
+fn require_json(headers: &HeaderMap) -> Result<(), Refused> {
     let is_json = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
@@ -116,18 +113,113 @@ fn parse_body<T: serde::de::DeserializeOwned>(
                 .next()
                 .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
         });
-    if !is_json {
-        return Err(Refused(
+    if is_json {
+        Ok(())
+    } else {
+        Err(Refused(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "the body must be JSON with `content-type: application/json`".into(),
+        ))
+    }
+}
+
+/// Parses a JSON body, saying where parsing failed.
+fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(body).map_err(|e| format!("the body is not valid: {e}"))
+}
+
+/// Runs one of the `parse_*` functions below on a request: 415 unless JSON, 400 with its message.
+fn parse_request<T>(
+    headers: &HeaderMap,
+    body: &Bytes,
+    parse: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Result<T, Refused> {
+    require_json(headers)?;
+    parse(body).map_err(|message| Refused(StatusCode::BAD_REQUEST, message))
+}
+
+/// The body of `POST /admin/v1/dlq`: a JSON array of 2.2 entries (`dlqId`, `messageId`,
+/// `createdAt` and `header` optional), all valid or none taken.
+pub fn parse_dlq_batch(body: &[u8], now: i64) -> Result<Vec<FailedWorkflowRun>, String> {
+    let entries: Vec<Value> = parse_json(body)?;
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| dlq_entry(i, value, now))
+        .collect()
+}
+
+/// The body of `POST /admin/v1/runs`: a JSON array of active runs.
+pub fn parse_run_batch(body: &[u8]) -> Result<Vec<ActiveRun>, String> {
+    let inputs: Vec<RunInput> = parse_json(body)?;
+    if let Some(index) = inputs
+        .iter()
+        .position(|run| run.workflow_run_id.trim().is_empty())
+    {
+        return Err(format!("entry {index}: `workflowRunId` must not be empty"));
+    }
+    Ok(inputs
+        .into_iter()
+        .map(|run| ActiveRun {
+            workflow_run_id: run.workflow_run_id,
+            workflow_url: run.workflow_url,
+            workflow_created_at: run.workflow_created_at,
+        })
+        .collect())
+}
+
+/// The body of `PUT /admin/v1/topics/{name}`: `{"endpoints": [...]}`, at most `max_endpoints`.
+pub fn parse_topic(body: &[u8], max_endpoints: usize) -> Result<Vec<UrlGroupEndpoint>, String> {
+    let input: TopicInput = parse_json(body)?;
+    if let Some(index) = input
+        .endpoints
+        .iter()
+        .position(|endpoint| endpoint.url.trim().is_empty())
+    {
+        return Err(format!("endpoints[{index}]: `url` must not be empty"));
+    }
+    if input.endpoints.len() > max_endpoints {
+        return Err(format!(
+            "a URL group holds at most {max_endpoints} endpoints (`max_endpoints_per_topic`), got {}",
+            input.endpoints.len()
         ));
     }
-    serde_json::from_slice(body).map_err(|e| {
-        Refused(
-            StatusCode::BAD_REQUEST,
-            format!("the body is not valid: {e}"),
-        )
-    })
+    Ok(input.endpoints)
+}
+
+/// The body of `PUT /admin/v1/search/{id}`: a 2.5 search index without `throughput_vector`,
+/// its `id` optional and, when given, equal to the one in the path.
+pub fn parse_search_index(id: &str, body: &[u8]) -> Result<SearchIndex, String> {
+    let mut object: Map<String, Value> = parse_json(body)?;
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(format!("the index id `{id}` in the path must be a UUID"));
+    }
+    match object.get("id") {
+        None => {
+            object.insert("id".into(), Value::String(id.to_owned()));
+        }
+        Some(Value::String(given)) if given.eq_ignore_ascii_case(id) => {}
+        Some(other) => {
+            return Err(format!(
+                "`id` in the body ({other}) differs from the path ({id})"
+            ));
+        }
+    }
+    if object.contains_key("throughput_vector") {
+        return Err("`throughput_vector` is computed by the service; leave it out".into());
+    }
+    object.insert("throughput_vector".into(), Value::Array(Vec::new()));
+    serde_json::from_value(Value::Object(object))
+        .map_err(|e| format!("the body is not a search index (section 2.5): {e}"))
+}
+
+/// The body of `PATCH /admin/v1/account`: plan limits applied to `account`.
+pub fn parse_limits_patch(
+    account: &MessagingAccount,
+    body: &[u8],
+) -> Result<MessagingAccount, String> {
+    let patch: Map<String, Value> = parse_json(body)?;
+    apply_limits(account, &patch)
 }
 
 /// Turns one admin entry (the 2.2 shape, `dlqId` and `messageId` optional) into a stored run.
@@ -195,19 +287,10 @@ async fn insert_dlq(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let entries: Vec<Value> = match parse_body(&headers, &body) {
-        Ok(entries) => entries,
-        Err(refused) => return refused.into_response(),
-    };
     let now = now_ms();
-    let runs: Result<Vec<FailedWorkflowRun>, String> = entries
-        .into_iter()
-        .enumerate()
-        .map(|(i, value)| dlq_entry(i, value, now))
-        .collect();
-    let runs = match runs {
+    let runs = match parse_request(&headers, &body, |body| parse_dlq_batch(body, now)) {
         Ok(runs) => runs,
-        Err(message) => return bad_request(message),
+        Err(refused) => return refused.into_response(),
     };
     let count = runs.len() as f64;
     let max_dlq_size = u64::try_from(state.service.account().max_dlq_size).unwrap_or(0);
@@ -239,28 +322,11 @@ async fn insert_runs(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let inputs: Vec<RunInput> = match parse_body(&headers, &body) {
-        Ok(inputs) => inputs,
+    let runs = match parse_request(&headers, &body, parse_run_batch) {
+        Ok(runs) => runs,
         Err(refused) => return refused.into_response(),
     };
-    if let Some(index) = inputs
-        .iter()
-        .position(|run| run.workflow_run_id.trim().is_empty())
-    {
-        return bad_request(format!("entry {index}: `workflowRunId` must not be empty"));
-    }
-    let ids: Vec<String> = inputs
-        .iter()
-        .map(|run| run.workflow_run_id.clone())
-        .collect();
-    let runs: Vec<ActiveRun> = inputs
-        .into_iter()
-        .map(|run| ActiveRun {
-            workflow_run_id: run.workflow_run_id,
-            workflow_url: run.workflow_url,
-            workflow_created_at: run.workflow_created_at,
-        })
-        .collect();
+    let ids: Vec<String> = runs.iter().map(|run| run.workflow_run_id.clone()).collect();
     let count = runs.len() as f64;
     match state
         .service
@@ -290,28 +356,15 @@ async fn put_topic(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let input: TopicInput = match parse_body(&headers, &body) {
-        Ok(input) => input,
+    let limit = usize::try_from(state.service.account().max_endpoints_per_topic).unwrap_or(0);
+    let endpoints = match parse_request(&headers, &body, |body| parse_topic(body, limit)) {
+        Ok(endpoints) => endpoints,
         Err(refused) => return refused.into_response(),
     };
-    if let Some(index) = input
-        .endpoints
-        .iter()
-        .position(|endpoint| endpoint.url.trim().is_empty())
-    {
-        return bad_request(format!("endpoints[{index}]: `url` must not be empty"));
-    }
-    let limit = usize::try_from(state.service.account().max_endpoints_per_topic).unwrap_or(0);
-    if input.endpoints.len() > limit {
-        return bad_request(format!(
-            "a URL group holds at most {limit} endpoints (`max_endpoints_per_topic`), got {}",
-            input.endpoints.len()
-        ));
-    }
     let now = now_ms();
     match state
         .service
-        .blocking(move |store| store.put_url_group(&name, &input.endpoints, now))
+        .blocking(move |store| store.put_url_group(&name, &endpoints, now))
         .await
     {
         Ok(group) => json(StatusCode::OK, &group),
@@ -325,31 +378,9 @@ async fn put_index(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let mut object: Map<String, Value> = match parse_body(&headers, &body) {
-        Ok(object) => object,
-        Err(refused) => return refused.into_response(),
-    };
-    if uuid::Uuid::parse_str(&id).is_err() {
-        return bad_request(format!("the index id `{id}` in the path must be a UUID"));
-    }
-    match object.get("id") {
-        None => {
-            object.insert("id".into(), Value::String(id.clone()));
-        }
-        Some(Value::String(given)) if given.eq_ignore_ascii_case(&id) => {}
-        Some(other) => {
-            return bad_request(format!(
-                "`id` in the body ({other}) differs from the path ({id})"
-            ));
-        }
-    }
-    if object.contains_key("throughput_vector") {
-        return bad_request("`throughput_vector` is computed by the service; leave it out");
-    }
-    object.insert("throughput_vector".into(), Value::Array(Vec::new()));
-    let index: SearchIndex = match serde_json::from_value(Value::Object(object)) {
+    let index = match parse_request(&headers, &body, |body| parse_search_index(&id, body)) {
         Ok(index) => index,
-        Err(e) => return bad_request(format!("the body is not a search index (section 2.5): {e}")),
+        Err(refused) => return refused.into_response(),
     };
     let stored = index.clone();
     match state
@@ -363,7 +394,7 @@ async fn put_index(
 }
 
 /// The fields of 2.9 the admin API may change: the plan limits.
-const LIMIT_FIELDS: [&str; 18] = [
+pub const LIMIT_FIELDS: [&str; 18] = [
     "max_message_size",
     "max_requests_per_day",
     "max_requests_per_day_hard",
@@ -426,13 +457,10 @@ async fn patch_account(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let patch: Map<String, Value> = match parse_body(&headers, &body) {
-        Ok(patch) => patch,
-        Err(refused) => return refused.into_response(),
-    };
-    let account = match apply_limits(&state.service.account(), &patch) {
+    let current = state.service.account();
+    let account = match parse_request(&headers, &body, |body| parse_limits_patch(&current, body)) {
         Ok(account) => account,
-        Err(message) => return bad_request(message),
+        Err(refused) => return refused.into_response(),
     };
     let stored = account.clone();
     match state
