@@ -65,46 +65,50 @@ fn reopening_keeps_everything_and_a_newer_schema_is_refused_clearly() {
 #[test]
 fn list_queries_use_indexes_instead_of_scanning_and_sorting() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("courier.sqlite3");
-    let store = SqliteStore::open(&path).expect("open");
+    let store = SqliteStore::open(&dir.path().join("courier.sqlite3")).expect("open");
     store
         .insert_dlq(&failed_runs(now_ms()), 1_000_000)
         .expect("insert");
-    drop(store);
-    let connection = rusqlite::Connection::open(&path).expect("raw");
-    let plan = |sql: &str| -> String {
-        let mut statement = connection
-            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .expect("plan");
-        let rows = statement
-            .query_map([], |row| row.get::<_, String>(3))
-            .expect("rows");
-        rows.map(|r| r.expect("row"))
-            .collect::<Vec<_>>()
-            .join(" | ")
+    // The plans of the queries the store itself runs for a page, first and later ones.
+    let plan = |filter: DlqFilter, after: Option<&str>| {
+        store.list_query_plan(&filter, after).expect("plan")
     };
-    // The shapes the store builds (see filter_sql in store/sqlite.rs).
-    let unfiltered = plan(
-        "SELECT record FROM dlq WHERE created_at >= 0 AND dlq_id > 'a' ORDER BY dlq_id LIMIT 101",
-    );
-    assert!(
-        !unfiltered.contains("TEMP B-TREE"),
-        "an unfiltered page must walk the dlq_id index: {unfiltered}"
-    );
-    assert!(unfiltered.contains("INDEX"), "{unfiltered}");
-    let by_run = plan(
-        "SELECT record FROM dlq WHERE created_at >= 0 AND workflow_run_id = 'wfr_demo01000' ORDER BY dlq_id LIMIT 101",
-    );
-    assert!(by_run.contains("dlq_by_run"), "{by_run}");
-    let by_label = plan(
-        "SELECT record FROM dlq WHERE created_at >= 0 AND dlq_id IN (SELECT dlq_id FROM dlq_labels WHERE label IN ('billing')) ORDER BY dlq_id LIMIT 101",
-    );
-    assert!(
-        by_label.contains("dlq_labels") && !by_label.contains("SCAN dlq_labels"),
-        "{by_label}"
-    );
-    let count = plan("SELECT COUNT(*) FROM dlq WHERE created_at >= 0");
-    assert!(count.contains("dlq_by_created_at"), "{count}");
+    for after in [None, Some("1752829295505-0")] {
+        let unfiltered = plan(DlqFilter::default(), after);
+        assert!(
+            !unfiltered.contains("TEMP B-TREE") && unfiltered.contains("INDEX"),
+            "an unfiltered page must walk the dlq_id index: {unfiltered}"
+        );
+        let by_run = plan(
+            DlqFilter {
+                workflow_run_id: Some("wfr_demo01000".into()),
+                label: vec!["billing".into()],
+                ..DlqFilter::default()
+            },
+            after,
+        );
+        assert!(by_run.contains("dlq_by_run"), "{by_run}");
+        // Each label walks its own (label, dlq_id) range in order, then looks the entry up.
+        let by_labels = plan(
+            DlqFilter {
+                label: vec!["billing".into(), "beta".into()],
+                caller_ip: vec!["203.0.113.7".into()],
+                ..DlqFilter::default()
+            },
+            after,
+        );
+        let queries: Vec<&str> = by_labels.split("; ").collect();
+        assert_eq!(queries.len(), 2, "one query per label: {by_labels}");
+        for query in queries {
+            assert!(
+                query.starts_with("SEARCH dlq_labels USING")
+                    && query.contains("(label=?")
+                    && !query.contains("TEMP B-TREE")
+                    && !query.contains("SCAN"),
+                "{query}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -107,13 +107,17 @@ fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError
         .map_err(|e| StoreError::Internal(format!("a stored record does not parse: {e}")))
 }
 
-/// The SQL condition and parameters of a filter (always ANDed after `created_at >= ?`).
+/// The SQL condition and parameters of a filter (always ANDed after `created_at >= ?`), on the
+/// columns of `dlq` (qualified, so the condition also works in a join). With `labels`, the
+/// label filter is a correlated `EXISTS` checked row by row; without, it is left out (the
+/// caller walks `dlq_labels` itself, see [`scan`]).
 fn filter_sql(
     filter: &DlqFilter,
     after: Option<&str>,
     min_created_at: i64,
+    labels: bool,
 ) -> (String, Vec<SqlValue>) {
-    let mut sql = String::from("created_at >= ?");
+    let mut sql = String::from("dlq.created_at >= ?");
     let mut values = vec![SqlValue::Integer(min_created_at)];
     let mut any_of = |sql: &mut String, column: &str, items: Vec<SqlValue>| {
         if items.is_empty() {
@@ -129,51 +133,129 @@ fn filter_sql(
             .map(|s| SqlValue::Text(s.clone()))
             .collect::<Vec<_>>()
     };
-    any_of(&mut sql, "workflow_url", strings(&filter.workflow_url));
-    any_of(&mut sql, "caller_ip", strings(&filter.caller_ip));
+    any_of(&mut sql, "dlq.workflow_url", strings(&filter.workflow_url));
+    any_of(&mut sql, "dlq.caller_ip", strings(&filter.caller_ip));
     any_of(
         &mut sql,
-        "flow_control_key",
+        "dlq.flow_control_key",
         strings(&filter.flow_control_key),
     );
     any_of(
         &mut sql,
-        "failure_state",
+        "dlq.failure_state",
         filter
             .failure_function_state
             .iter()
             .map(|s| SqlValue::Text(s.to_string()))
             .collect(),
     );
-    any_of(
-        &mut sql,
-        "dlq_id IN (SELECT dlq_id FROM dlq_labels WHERE label",
-        strings(&filter.label),
-    );
-    if !filter.label.is_empty() {
-        sql.push(')');
+    if labels {
+        any_of(
+            &mut sql,
+            "EXISTS (SELECT 1 FROM dlq_labels WHERE dlq_labels.dlq_id = dlq.dlq_id AND dlq_labels.label",
+            strings(&filter.label),
+        );
+        if !filter.label.is_empty() {
+            sql.push(')');
+        }
     }
     if let Some(after) = after {
-        sql.push_str(" AND dlq_id > ?");
+        sql.push_str(" AND dlq.dlq_id > ?");
         values.push(SqlValue::Text(after.to_owned()));
     }
     if let Some(from) = filter.from_date {
-        sql.push_str(" AND created_at >= ?");
+        sql.push_str(" AND dlq.created_at >= ?");
         values.push(SqlValue::Integer(from));
     }
     if let Some(to) = filter.to_date {
-        sql.push_str(" AND created_at <= ?");
+        sql.push_str(" AND dlq.created_at <= ?");
         values.push(SqlValue::Integer(to));
     }
     if let Some(run) = &filter.workflow_run_id {
-        sql.push_str(" AND workflow_run_id = ?");
+        sql.push_str(" AND dlq.workflow_run_id = ?");
         values.push(SqlValue::Text(run.clone()));
     }
     if let Some(created) = filter.workflow_created_at {
-        sql.push_str(" AND workflow_created_at = ?");
+        sql.push_str(" AND dlq.workflow_created_at = ?");
         values.push(SqlValue::Integer(created));
     }
     (sql, values)
+}
+
+/// The queries that list the first `take` entries matching `filter` after `after`, in `dlq_id`
+/// order, each selecting `(dlq_id, record)` (the record is empty unless `records`).
+///
+/// Without a label filter, or with a run id (a run has a handful of entries), one query on
+/// `dlq` walks the index SQLite picks, checking labels row by row. Otherwise one query per label
+/// walks that label's range of `dlq_labels`' primary key `(label, dlq_id)`, already in `dlq_id`
+/// order, and [`scan`] merges the pages: the cost is the page, not the number of entries with
+/// the label (an `IN (SELECT dlq_id FROM dlq_labels ...)` subquery first lists every one).
+fn scan_queries(
+    filter: &DlqFilter,
+    after: Option<&str>,
+    take: usize,
+    min_created_at: i64,
+    records: bool,
+) -> Vec<(String, Vec<SqlValue>)> {
+    let columns = if records {
+        "dlq.dlq_id, dlq.record"
+    } else {
+        "dlq.dlq_id, ''"
+    };
+    let labels: BTreeSet<&str> = filter.label.iter().map(String::as_str).collect();
+    if labels.is_empty() || filter.workflow_run_id.is_some() {
+        let (condition, mut values) = filter_sql(filter, after, min_created_at, true);
+        values.push(SqlValue::Integer(take as i64));
+        let sql =
+            format!("SELECT {columns} FROM dlq WHERE {condition} ORDER BY dlq.dlq_id LIMIT ?");
+        return vec![(sql, values)];
+    }
+    let (condition, values) = filter_sql(filter, None, min_created_at, false);
+    let sql = format!(
+        "SELECT {columns} FROM dlq_labels CROSS JOIN dlq ON dlq.dlq_id = dlq_labels.dlq_id
+         WHERE dlq_labels.label = ?{} AND {condition}
+         ORDER BY dlq_labels.dlq_id LIMIT ?",
+        if after.is_some() {
+            " AND dlq_labels.dlq_id > ?"
+        } else {
+            ""
+        }
+    );
+    labels
+        .into_iter()
+        .map(|label| {
+            let mut label_values = vec![SqlValue::Text(label.to_owned())];
+            label_values.extend(after.map(|a| SqlValue::Text(a.to_owned())));
+            label_values.extend(values.iter().cloned());
+            label_values.push(SqlValue::Integer(take as i64));
+            (sql.clone(), label_values)
+        })
+        .collect()
+}
+
+/// Runs [`scan_queries`] and merges their pages into the first `take` `(dlq_id, record)`.
+fn scan(
+    connection: &Connection,
+    filter: &DlqFilter,
+    after: Option<&str>,
+    take: usize,
+    min_created_at: i64,
+    records: bool,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let mut merged = std::collections::BTreeMap::new();
+    for (sql, values) in scan_queries(filter, after, take, min_created_at, records) {
+        let mut statement = connection.prepare_cached(&sql).map_err(internal)?;
+        let rows = statement
+            .query_map(params_from_iter(values), |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .map_err(internal)?;
+        for row in rows {
+            let (id, record): (String, String) = row.map_err(internal)?;
+            merged.insert(id, record);
+        }
+    }
+    Ok(merged.into_iter().take(take).collect())
 }
 
 /// Every label of an entry: its `labels` and its deprecated `label`, once each.
@@ -264,11 +346,46 @@ impl SqliteStore {
         }
     }
 
+    /// SQLite's plan (`EXPLAIN QUERY PLAN` details, one line per step, queries separated by
+    /// `;`) for the queries a list page with `filter` runs: for tests that prove pages walk
+    /// indexes instead of scanning and sorting.
+    pub fn list_query_plan(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+    ) -> Result<String, StoreError> {
+        self.read(|c| {
+            let mut plans = Vec::new();
+            for (sql, values) in scan_queries(filter, after, 101, 0, true) {
+                let mut statement = c
+                    .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                    .map_err(internal)?;
+                let steps = statement
+                    .query_map(params_from_iter(values), |row| row.get::<_, String>(3))
+                    .map_err(internal)?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(internal)?;
+                plans.push(steps.join(" | "));
+            }
+            Ok(plans.join("; "))
+        })
+    }
+
     /// `PRAGMA integrity_check`: "ok" when the file is sound.
     pub fn integrity_check(&self) -> Result<String, StoreError> {
         self.read(|c| {
             c.query_row("PRAGMA integrity_check", [], |row| row.get(0))
                 .map_err(internal)
+        })
+    }
+
+    /// `PRAGMA foreign_key_check`: how many rows reference a missing parent (0 when sound).
+    pub fn foreign_key_violations(&self) -> Result<u64, StoreError> {
+        self.read(|c| {
+            c.query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |row| {
+                row.get(0)
+            })
+            .map_err(internal)
         })
     }
 }
@@ -308,19 +425,6 @@ fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, Store
         .execute("INSERT INTO meta (key, value) VALUES ('next_dlq_seq', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1", params![next + count])
         .map_err(internal)?;
     Ok(next)
-}
-
-fn select_entries(
-    connection: &Connection,
-    sql: &str,
-    values: Vec<SqlValue>,
-) -> Result<Vec<FailedWorkflowRun>, StoreError> {
-    let mut statement = connection.prepare_cached(sql).map_err(internal)?;
-    let rows = statement
-        .query_map(params_from_iter(values), |row| row.get::<_, String>(0))
-        .map_err(internal)?;
-    rows.map(|row| row.map_err(internal).and_then(|text| from_json(&text)))
-        .collect()
 }
 
 impl Store for SqliteStore {
@@ -487,13 +591,15 @@ impl Store for SqliteStore {
         limit: usize,
         min_created_at: i64,
     ) -> Result<Page, StoreError> {
-        let (condition, mut values) = filter_sql(filter, after, min_created_at);
-        values.push(SqlValue::Integer(limit as i64 + 1));
-        let sql = format!("SELECT record FROM dlq WHERE {condition} ORDER BY dlq_id LIMIT ?");
         self.read(|c| {
-            let mut entries = select_entries(c, &sql, values)?;
-            let next_after = if entries.len() > limit {
-                entries.truncate(limit);
+            let mut rows = scan(c, filter, after, limit + 1, min_created_at, true)?;
+            let more = rows.len() > limit;
+            rows.truncate(limit);
+            let entries = rows
+                .iter()
+                .map(|(_, text)| from_json(text))
+                .collect::<Result<Vec<FailedWorkflowRun>, _>>()?;
+            let next_after = if more {
                 entries.last().map(|e| e.dlq_id.clone())
             } else {
                 None
@@ -525,17 +631,11 @@ impl Store for SqliteStore {
         limit: usize,
         min_created_at: i64,
     ) -> Result<(u64, Option<String>), StoreError> {
-        let (condition, mut values) = filter_sql(filter, after, min_created_at);
-        values.push(SqlValue::Integer(limit as i64 + 1));
-        let sql = format!("SELECT dlq_id FROM dlq WHERE {condition} ORDER BY dlq_id LIMIT ?");
         self.write(|t| {
-            let mut ids: Vec<String> = {
-                let mut statement = t.prepare_cached(&sql).map_err(internal)?;
-                let rows = statement
-                    .query_map(params_from_iter(values), |row| row.get(0))
-                    .map_err(internal)?;
-                rows.collect::<Result<_, _>>().map_err(internal)?
-            };
+            let mut ids: Vec<String> = scan(t, filter, after, limit + 1, min_created_at, false)?
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
             let more = ids.len() > limit;
             ids.truncate(limit);
             let mut delete = t
