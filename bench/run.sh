@@ -1,0 +1,363 @@
+#!/usr/bin/env bash
+# Benchmarks of courier (issue 7): throughput and latency against a Prism mock of our own spec,
+# list latency at 10k/100k/1M entries, bulk delete, restart, and the build cost of the crates.
+# Usage: bench/run.sh            full run (~10 min), writes BENCHMARKS.md
+#        bench/run.sh --smoke    seconds-long run for CI: debug build, tiny store, 1 s loads, no
+#                                thresholds, no Prism, no build cost; writes target/bench-smoke.md
+# Knobs (environment): BENCH_RUNS (repeats per figure, default 3), BENCH_SECONDS (wrk duration,
+# default 10), BENCH_SCALE_SECONDS (default 5), BENCH_PORT (default 18600), BENCH_SKIP_BUILD_COST=1,
+# BENCH_OUT (report file). bench/findings.md (profiles, fixes with before/after) is appended.
+# Every load targets 127.0.0.1 and is bounded in time (wrk -d) or count (loops with a maximum).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+smoke=0
+case "${1:-}" in
+  --smoke) smoke=1 ;;
+  "") ;;
+  *) echo "usage: bench/run.sh [--smoke]" >&2; exit 2 ;;
+esac
+
+runs=${BENCH_RUNS:-3}
+seconds=${BENCH_SECONDS:-10}
+scale_seconds=${BENCH_SCALE_SECONDS:-5}
+port=${BENCH_PORT:-18600}
+prism_port=$((port + 1))
+sizes=(10000 100000 1000000)
+out=${BENCH_OUT:-BENCHMARKS.md}
+if [ "$smoke" -eq 1 ]; then
+  runs=1 seconds=1 scale_seconds=1 sizes=(2000)
+  out=${BENCH_OUT:-${CARGO_TARGET_DIR:-target}/bench-smoke.md}
+fi
+token=bench-service-token
+base="http://127.0.0.1:$port"
+auth="Authorization: Bearer $token"
+
+# --- tools ----------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq wrk >/dev/null
+fi
+if [ "$smoke" -eq 0 ] && ! command -v hyperfine >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null
+fi
+command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
+
+work=$(mktemp -d /tmp/courier-bench.XXXXXX)
+server=""
+prism=""
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  [ -n "$prism" ] && kill -- "-$prism" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+log() { printf '[bench %4ss] %s\n' "$SECONDS" "$*" >&2; }
+
+# The smoke only proves the script still works, so it reuses the debug build CI already has.
+profile=release
+[ "$smoke" -eq 1 ] && profile=debug
+log "building $profile binaries"
+cargo build --quiet $([ "$profile" = release ] && echo --release) -p courier-service -p courier-bench
+bin="${CARGO_TARGET_DIR:-target}/$profile"
+courier=$bin/courier
+fill=$bin/courier-fill
+
+# --- helpers --------------------------------------------------------------------------------
+
+# start_server DATA_DIR: starts courier on $port and waits (at most 20 s) for /health.
+start_server() {
+  "$courier" serve --listen "127.0.0.1:$port" --data-dir "$1" >"$work/serve.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 400); do
+    curl -sf "$base/health" >/dev/null 2>&1 && return 0
+    sleep 0.05
+  done
+  echo "courier did not start; log:" >&2; cat "$work/serve.log" >&2; exit 1
+}
+
+stop_server() {
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  server=""
+}
+
+rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
+
+# to_ms VALUE: a wrk latency (850.00us, 1.23ms, 1.02s) in milliseconds.
+to_ms() {
+  awk -v v="$1" 'BEGIN {
+    if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
+    else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
+    else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.3f", v * 60000 }
+    else { sub(/s$/, "", v); printf "%.3f", v * 1000 } }'
+}
+
+# wrk_once URL_BASE PATH SECONDS [LUA]: one wrk run; prints "rps p50_ms p99_ms non2xx".
+wrk_once() {
+  local target=$1 path=$2 duration=$3 script=${4:-}
+  local args=(-t2 -c16 "-d${duration}s" --latency -H "$auth")
+  [ -n "$script" ] && args+=(-s "$script")
+  wrk "${args[@]}" "$target$path" >"$work/wrk.txt" 2>&1 || { cat "$work/wrk.txt" >&2; exit 1; }
+  local rps p50 p99 bad
+  rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.txt")
+  p50=$(to_ms "$(awk '$1=="50%" {print $2}' "$work/wrk.txt")")
+  p99=$(to_ms "$(awk '$1=="99%" {print $2}' "$work/wrk.txt")")
+  bad=$(awk '/Non-2xx or 3xx responses/ {print $5}' "$work/wrk.txt")
+  echo "$rps $p50 $p99 ${bad:-0}"
+}
+
+# median: the median of the numbers on stdin.
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# column N of the lines in FILE, median.
+med() { awk -v c="$2" '{print $c}' "$1" | median; }
+
+wrk_cmd() {
+  local script=${3:-}
+  echo "wrk -t2 -c16 -d${2}s --latency -H '$auth'${script:+ -s $script} '$1'"
+}
+
+report() { echo "$*" >>"$work/report.md"; }
+
+# --- stores ---------------------------------------------------------------------------------
+declare -A fill_seconds
+for n in "${sizes[@]}"; do
+  log "filling a store of $n entries"
+  start=$(date +%s.%N)
+  "$fill" --data-dir "$work/d$n" --entries "$n" --ids-file "$work/ids$n.txt" >"$work/fill$n.log"
+  fill_seconds[$n]=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f", e - s}')
+done
+mid=${sizes[$(( ${#sizes[@]} > 1 ? 1 : 0 ))]}
+largest=${sizes[-1]}
+
+# The requests of part 1 and 2 (filters picked from crates/bench/src/lib.rs's distributions).
+list100='/v2/workflows/dlq?count=100'
+one_filter='/v2/workflows/dlq?count=100&label=billing'
+two_filters='/v2/workflows/dlq?count=100&label=billing&callerIp=203.0.113.7'
+url_group='/v2/topics/orders'
+
+# --- header ---------------------------------------------------------------------------------
+cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+mem=$(free -h | awk '/^Mem:/ {print $2 " total, " $7 " available"}')
+{
+  echo "# Benchmarks"
+  echo
+  echo "Produced by \`bench/run.sh$([ "$smoke" -eq 1 ] && echo ' --smoke')\` on $(date -u '+%Y-%m-%d %H:%M UTC'):"
+  echo "$(nproc) cores ($cpu), memory $mem, $(rustc --version), release builds; wrk $(wrk --version 2>&1 | awk 'NR==1 {print $2}')."
+  echo "The machine is shared with other builds, so every figure is the **median of $runs runs**, and"
+  echo "comparisons are ratios of runs interleaved in the same script run. wrk, the service (and Prism)"
+  echo "share the same $(nproc) cores: absolute figures are lower than on a dedicated load-generator host."
+  echo
+  echo "Stores are made by \`target/release/courier-fill --data-dir DIR --entries N --ids-file IDS\`"
+  echo "(crates/bench): realistic entries (16 workflow URLs, 1–2 of 8 labels, 8 caller IPs, 9 flow"
+  echo "control keys + none, 4 failure states + none, text and binary bodies), createdAt spread over"
+  echo "the last 3 days, inserted by \`SqliteStore::insert_dlq\` in transactions of 20,000. The fill"
+  echo "writes the account with \`max_dlq_size\` ≥ N and **\`max_requests_per_second\` = 1,000,000,000, so the"
+  echo "rate limiter never interferes**. Fill times: $(for n in "${sizes[@]}"; do printf '%s entries %s s; ' "$n" "${fill_seconds[$n]}"; done)"
+  echo
+  echo "All wrk runs: \`wrk -t2 -c16 -dDs --latency -H 'Authorization: Bearer $token' URL\` (16 connections);"
+  echo "latencies are wrk's (client side, including wrk's own queueing) in ms."
+} >"$work/report.md"
+
+# --- part 1: courier against Prism ----------------------------------------------------------
+log "part 1: throughput and latency on the $mid-entry store"
+start_server "$work/d$mid"
+export BENCH_IDS="$work/ids$mid.txt" BENCH_TOKEN="$token"
+if [ "$smoke" -eq 0 ]; then
+  log "starting Prism (npx @stoplight/prism-cli@5.14.2)"
+  setsid npx --yes @stoplight/prism-cli@5.14.2 mock spec/openapi.yaml -h 127.0.0.1 -p "$prism_port" \
+    >"$work/prism.log" 2>&1 &
+  prism=$!
+  for _ in $(seq 1 1200); do
+    curl -s -o /dev/null "http://127.0.0.1:$prism_port/v2/topics/orders" -H "$auth" && break
+    sleep 0.1
+  done
+  curl -s -o /dev/null "http://127.0.0.1:$prism_port/v2/topics/orders" -H "$auth" \
+    || { echo "Prism did not start" >&2; cat "$work/prism.log" >&2; exit 1; }
+fi
+names=("get one failed run" "list, count=100" "list, two filters" "URL group get")
+paths=("/v2/workflows/dlq/ID" "$list100" "$two_filters" "$url_group")
+scripts=("bench/get-one.lua" "" "" "")
+for i in "${!names[@]}"; do
+  : >"$work/p1-courier-$i" ; : >"$work/p1-prism-$i"
+  for _ in $(seq 1 "$runs"); do
+    path=${paths[$i]}; [ -n "${scripts[$i]}" ] && path=/
+    wrk_once "$base" "$path" "$seconds" "${scripts[$i]}" >>"$work/p1-courier-$i"
+    if [ "$smoke" -eq 0 ]; then
+      wrk_once "http://127.0.0.1:$prism_port" "$path" "$seconds" "${scripts[$i]}" >>"$work/p1-prism-$i"
+    fi
+  done
+done
+{
+  report
+  report "## 1. Throughput and latency: courier against a Prism mock of spec/openapi.yaml"
+  report
+  report "courier on the $mid-entry store; Prism: \`npx --yes @stoplight/prism-cli@5.14.2 mock spec/openapi.yaml -h 127.0.0.1 -p $prism_port\`"
+  report "(answers from the spec's examples; same requests, same token). Runs alternate courier / Prism,"
+  report "$runs × ${seconds} s each. Get-one draws ids at random from 1000 stored ones (\`-s bench/get-one.lua\`)."
+  report
+  report "| request | courier req/s | courier p50 | courier p99 | Prism req/s | Prism p99 | ratio (target ≥ 20×) |"
+  report "|---|---|---|---|---|---|---|"
+}
+for i in "${!names[@]}"; do
+  c_rps=$(med "$work/p1-courier-$i" 1); c50=$(med "$work/p1-courier-$i" 2); c99=$(med "$work/p1-courier-$i" 3)
+  bad=$(awk '{s+=$4} END {print s+0}' "$work/p1-courier-$i")
+  if [ "$bad" -ne 0 ]; then echo "courier answered $bad non-2xx for ${names[$i]}" >&2; exit 1; fi
+  if [ "$smoke" -eq 0 ]; then
+    p_rps=$(med "$work/p1-prism-$i" 1); p99=$(med "$work/p1-prism-$i" 3)
+    pbad=$(awk '{s+=$4} END {print s+0}' "$work/p1-prism-$i")
+    ratio=$(awk -v a="$c_rps" -v b="$p_rps" 'BEGIN {printf "%.1f×", a / b}')
+    [ "$pbad" -ne 0 ] && p_rps="$p_rps ($pbad non-2xx)"
+  else
+    p_rps="–" p99="–" ratio="–"
+  fi
+  report "| ${names[$i]} \`${paths[$i]}\` | $c_rps | $c50 ms | $c99 ms | $p_rps | $p99 ms | $ratio |"
+done
+get99=$(med "$work/p1-courier-0" 3)
+report
+report "Get-one p99: **$get99 ms** (target < 5 ms)."
+[ -n "$prism" ] && { kill -- "-$prism" 2>/dev/null || true; prism=""; }
+stop_server
+
+# --- part 2: scale --------------------------------------------------------------------------
+log "part 2: list latency at ${sizes[*]} entries"
+report
+report "## 2. Scale: list latency by DLQ size"
+report
+report "Each store served alone; ${runs} × ${scale_seconds} s of wrk per cell (first page, count=100)."
+report "Filters: one = \`label=billing\` (~18% of entries), two = \`label=billing&callerIp=203.0.113.7\` (~2.3%)."
+report
+report "| entries | unfiltered p50 / p99 | one filter p50 / p99 | two filters p50 / p99 | unfiltered req/s | one filter req/s | two filters req/s |"
+report "|---|---|---|---|---|---|---|"
+scale_paths=("$list100" "$one_filter" "$two_filters")
+for n in "${sizes[@]}"; do
+  start_server "$work/d$n"
+  row="| $n |"; rps_row=""
+  for j in "${!scale_paths[@]}"; do
+    : >"$work/s-$n-$j"
+    for _ in $(seq 1 "$runs"); do wrk_once "$base" "${scale_paths[$j]}" "$scale_seconds" >>"$work/s-$n-$j"; done
+    row="$row $(med "$work/s-$n-$j" 2) / $(med "$work/s-$n-$j" 3) ms |"
+    rps_row="$rps_row $(med "$work/s-$n-$j" 1) |"
+  done
+  report "$row$rps_row"
+  if [ "$n" = "$largest" ]; then
+    rss=$(rss_kib)
+    # Restart with the largest store: from spawning the process to the first served request.
+    log "restart with $n entries"
+    stop_server
+    first_id=$(head -1 "$work/ids$n.txt")
+    : >"$work/restart"
+    for _ in $(seq 1 "$runs"); do
+      t0=$(date +%s%N)
+      "$courier" serve --listen "127.0.0.1:$port" --data-dir "$work/d$n" >"$work/serve.log" 2>&1 &
+      server=$!
+      for _ in $(seq 1 2000); do
+        curl -sf -o /dev/null -H "$auth" "$base/v2/workflows/dlq/$first_id" && break
+        sleep 0.005
+      done
+      t1=$(date +%s%N)
+      curl -sf -o /dev/null -H "$auth" "$base/v2/workflows/dlq/$first_id"
+      echo "$(( (t1 - t0) / 1000000 ))" >>"$work/restart"
+      stop_server
+    done
+  else
+    stop_server
+  fi
+done
+ratio_cells=""
+for j in "${!scale_paths[@]}"; do
+  small=$(med "$work/s-${sizes[0]}-$j" 2); big=$(med "$work/s-$largest-$j" 2)
+  ratio_cells="$ratio_cells $(awk -v a="$big" -v b="$small" 'BEGIN {printf "%.2f×", a / b}') |"
+done
+report "| ratio of p50, $largest / ${sizes[0]} (target ≤ 1.5×) |$ratio_cells | | | |"
+report
+report "RSS of courier after the load on the $largest-entry store: **$((rss / 1024)) MiB** (VmRSS $rss KiB, /proc/PID/status)."
+
+# --- part 3: restart and bulk delete ---------------------------------------------------------
+restart_ms=$(median <"$work/restart")
+report
+report "## 3. Restart and bulk delete"
+report
+report "Restart with $largest entries (warm page cache): from spawning \`courier serve\` to the first"
+report "answered \`GET /v2/workflows/dlq/{id}\` (curl polled every 5 ms): **$restart_ms ms** median of $runs"
+report "($(paste -sd' ' "$work/restart") ms; target ≤ 2000 ms)."
+
+log "part 3: bulk delete"
+start_server "$work/d$largest"
+expected=$(( largest / 10 ))
+cursor=""; total=0; requests=0; : >"$work/delete-times"
+t0=$(date +%s%N)
+for _ in $(seq 1 $(( expected / 1000 + 10 ))); do
+  url="$base/v2/workflows/dlq?flowControlKey=tenant-00&count=1000${cursor:+&cursor=$cursor}"
+  curl -sf -X DELETE -H "$auth" -o "$work/delete.json" -w '%{time_total}\n' "$url" >>"$work/delete-times"
+  requests=$((requests + 1))
+  total=$((total + $(jq .deleted "$work/delete.json")))
+  cursor=$(jq -r '.cursor // empty' "$work/delete.json")
+  [ -z "$cursor" ] && break
+done
+t1=$(date +%s%N)
+stop_server
+sum_s=$(awk '{s+=$1} END {printf "%.2f", s}' "$work/delete-times")
+max_ms=$(sort -g "$work/delete-times" | tail -1 | awk '{printf "%.0f", $1 * 1000}')
+wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", (b - a) / 1e9}')
+report
+report "Bulk delete of every entry with \`flowControlKey=tenant-00\` ($total of $largest deleted, $requests requests)"
+report "in batches of the maximum \`count=1000\`, following the cursor:"
+report "\`curl -X DELETE -H '$auth' '$base/v2/workflows/dlq?flowControlKey=tenant-00&count=1000[&cursor=C]'\`."
+report "Sum of the requests' times (curl \`time_total\`, on loopback ≈ server time): **$sum_s s** (target ≤ 2 s);"
+report "slowest request $max_ms ms; wall time of the loop including jq and process spawns: $wall_s s."
+if [ "$total" -ne "$expected" ]; then
+  echo "bulk delete removed $total entries, expected $expected" >&2; exit 1
+fi
+
+# --- part 4: build cost ---------------------------------------------------------------------
+if [ "$smoke" -eq 0 ] && [ "${BENCH_SKIP_BUILD_COST:-0}" != 1 ]; then
+  log "part 4: build cost"
+  models_target=/tmp/courier-bench-target-models
+  client_target=/tmp/courier-bench-target-client
+  hyperfine --runs "$runs" --export-json "$work/build.json" \
+    --prepare "rm -rf $models_target $client_target" \
+    -n courier-models "CARGO_TARGET_DIR=$models_target cargo build --quiet -p courier-models" \
+    -n courier-client "CARGO_TARGET_DIR=$client_target cargo build --quiet -p courier-client" \
+    >"$work/hyperfine-build.txt" 2>&1
+  rm -rf "$models_target" "$client_target"
+  models_s=$(jq '.results[] | select(.command=="courier-models") | .median' "$work/build.json")
+  client_s=$(jq '.results[] | select(.command=="courier-client") | .median' "$work/build.json")
+  models_deps=$(cargo tree -p courier-models -e normal --prefix none | sort -u | wc -l)
+  client_deps=$(cargo tree -p courier-client -e normal --prefix none | sort -u | wc -l)
+  hyperfine --runs 5 --warmup 1 --export-json "$work/codegen.json" 'cargo xtask codegen --check' \
+    >"$work/hyperfine-codegen.txt" 2>&1
+  codegen_s=$(jq '.results[0].median' "$work/codegen.json")
+  report
+  report "## 4. Build cost"
+  report
+  report "Clean debug builds in fresh target directories under /tmp (the main one untouched), side by side:"
+  report "\`hyperfine --runs $runs --prepare 'rm -rf $models_target $client_target' -n courier-models 'CARGO_TARGET_DIR=$models_target cargo build --quiet -p courier-models' -n courier-client 'CARGO_TARGET_DIR=$client_target cargo build --quiet -p courier-client'\`"
+  report "(the registry's sources already downloaded)."
+  report "Dependency count: \`cargo tree -p X -e normal --prefix none | sort -u | wc -l\` (the crate itself included)."
+  report
+  report "| crate | clean build (median) | dependencies |"
+  report "|---|---|---|"
+  report "| courier-models | $(printf '%.1f' "$models_s") s | $models_deps |"
+  report "| courier-client | $(printf '%.1f' "$client_s") s | $client_deps |"
+  report
+  report "courier-models takes **$(awk -v a="$models_s" -v b="$client_s" 'BEGIN {printf "%.2f", a / b}')** of courier-client's build time (target ≤ 0.33)."
+  report
+  report "\`hyperfine --runs 5 --warmup 1 'cargo xtask codegen --check'\` (xtask already built; generates every file"
+  report "and compares, writing nothing): **$(printf '%.2f' "$codegen_s") s** median."
+fi
+
+# Findings (profiles, fixes with before/after) and the soak of issue 8 are kept in their own
+# files, written by hand and by bench/soak.sh, and copied in so BENCHMARKS.md has every figure.
+if [ "$smoke" -eq 0 ]; then
+  for extra in bench/findings.md bench/results/soak.md; do
+    # Demote their headings one level under this report's title.
+    [ -f "$extra" ] && { echo; sed 's/^#/##/' "$extra"; } >>"$work/report.md"
+  done
+fi
+mkdir -p "$(dirname "$out")"
+cp "$work/report.md" "$out"
+log "wrote $out"
+cat "$out"
