@@ -88,6 +88,16 @@ impl Service {
         }
     }
 
+    /// Runs a point read (one row by key) on the calling thread. It takes microseconds, less than
+    /// the two thread switches of a trip through the blocking pool, which profiling showed as
+    /// the largest cost of a get-one request (BENCHMARKS.md, findings). Never for scans or writes.
+    pub fn read_now<T>(
+        &self,
+        call: impl FnOnce(&dyn Store) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        call(self.store.as_ref())
+    }
+
     /// Entries created before this are past the account's retention and count as gone
     /// (decision 13).
     pub fn retention_floor(&self) -> i64 {
@@ -204,8 +214,7 @@ impl MessagingApi for Service {
         request: GetWorkflowDlqRequest,
     ) -> GetWorkflowDlqResponse {
         let floor = self.retention_floor();
-        let id = request.dlq_id.clone();
-        match self.blocking(move |store| store.get_dlq(&id, floor)).await {
+        match self.read_now(|store| store.get_dlq(&request.dlq_id, floor)) {
             Ok(Some(run)) => GetWorkflowDlqResponse::Ok(run),
             Ok(None) => GetWorkflowDlqResponse::NotFound(error_body(format!(
                 "no failed run with dlqId `{}` in the DLQ",
@@ -275,8 +284,7 @@ impl MessagingApi for Service {
     }
 
     async fn get_url_group(&self, _: (), request: GetUrlGroupRequest) -> GetUrlGroupResponse {
-        let name = request.url_group_name.clone();
-        match self.blocking(move |store| store.url_group(&name)).await {
+        match self.read_now(|store| store.url_group(&request.url_group_name)) {
             Ok(Some(group)) => GetUrlGroupResponse::Ok(group),
             Ok(None) => GetUrlGroupResponse::NotFound(error_body(format!(
                 "no URL group named `{}`",
