@@ -6,8 +6,8 @@
 //! selectivity.
 
 use base64::Engine as _;
-use courier_models::{FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState, HeaderMap};
-use std::collections::BTreeMap;
+use courier_models::{FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState};
+use courier_service::demo::{Seeded, headers};
 
 /// Workflow URLs, chosen uniformly (1/16 each).
 pub const WORKFLOWS: [&str; 16] = [
@@ -75,32 +75,6 @@ const STATES: [FailureFunctionState; 4] = [
     FailureFunctionState::CallbackCanceled,
 ];
 
-/// SplitMix64, seeded per entry: reproducible without a dependency.
-struct Seeded(u64);
-
-impl Seeded {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
-    }
-}
-
-fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-    HeaderMap(
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), vec![(*v).to_owned()]))
-            .collect::<BTreeMap<_, _>>(),
-    )
-}
-
 /// Where the entries' `createdAt` values lie: `total` entries spread evenly over `span_ms`
 /// ending at `now_ms`, oldest first (entry `i` is never older than entry `i - 1`).
 #[derive(Clone, Copy, Debug)]
@@ -127,7 +101,7 @@ pub fn entries(range: std::ops::Range<u64>, spread: Spread) -> Vec<FailedWorkflo
 /// The `i`-th failed run of a fill.
 pub fn entry(i: u64, spread: Spread) -> FailedWorkflowRun {
     let mut rng = Seeded(0xC0C0_0E1E ^ i.wrapping_mul(0x2545_F491_4F6C_DD1D));
-    let created_at = spread.created_at(i, rng.next());
+    let created_at = spread.created_at(i, rng.next_u64());
     let workflow_url = rng.pick(&WORKFLOWS).to_string();
     let step = rng.pick(&STEPS);
     // Two to three failed steps per run.
@@ -137,14 +111,14 @@ pub fn entry(i: u64, spread: Spread) -> FailedWorkflowRun {
     let first = rng.pick(&LABELS).to_string();
     let second = rng.pick(&LABELS).to_string();
     let mut labels = vec![first.clone()];
-    if second != first && rng.next().is_multiple_of(2) {
+    if second != first && rng.next_u64().is_multiple_of(2) {
         labels.push(second);
     }
     labels.sort();
     let status = *rng.pick(&[500u16, 502, 503, 504, 429, 400]);
     let base64 = base64::engine::general_purpose::STANDARD;
     FailedWorkflowRun {
-        message_id: format!("msg_{:016x}", rng.next()),
+        message_id: format!("msg_{:016x}", rng.next_u64()),
         dlq_id: String::new(),
         url: format!("{workflow_url}/steps/{step}"),
         method: "POST".into(),
@@ -162,9 +136,9 @@ pub fn entry(i: u64, spread: Spread) -> FailedWorkflowRun {
         body: (!binary).then(|| {
             format!(
                 r#"{{"order":{run},"step":"{step}","customer":"cus_{:08x}","items":[{{"sku":"sku-{}","qty":{}}}]}}"#,
-                rng.next() as u32,
-                rng.next() % 10_000,
-                1 + rng.next() % 5
+                rng.next_u64() as u32,
+                rng.next_u64() % 10_000,
+                1 + rng.next_u64() % 5
             )
         }),
         body_base64: binary.then(|| base64.encode((i as u32).to_be_bytes())),

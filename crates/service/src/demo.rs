@@ -21,11 +21,12 @@ pub const DEMO_INDEX_ID: &str = "6f1d3c1e-8f6a-4c1b-9a7e-2b5d0c9e4a10";
 /// How many failed runs the demo DLQ holds.
 pub const DEMO_ENTRIES: usize = 300;
 
-/// A small deterministic generator (SplitMix64): reproducible demo data without a dependency.
-struct Seeded(u64);
+/// A small deterministic generator (SplitMix64): reproducible demo and benchmark data without a
+/// dependency.
+pub struct Seeded(pub u64);
 
 impl Seeded {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -33,12 +34,13 @@ impl Seeded {
         z ^ (z >> 31)
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[(self.next_u64() % items.len() as u64) as usize]
     }
 }
 
-fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+/// A header map with one value per name.
+pub fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
     HeaderMap(
         pairs
             .iter()
@@ -76,7 +78,7 @@ pub fn failed_runs(now: i64) -> Vec<FailedWorkflowRun> {
     (0..DEMO_ENTRIES)
         .map(|i| {
             let created_at =
-                now - 3 * 86_400_000 + (i as i64) * 800_000 + (rng.next() % 1000) as i64;
+                now - 3 * 86_400_000 + (i as i64) * 800_000 + (rng.next_u64() % 1000) as i64;
             let workflow_url = rng.pick(&workflows).to_string();
             let step = rng.pick(&steps);
             let run_number = 1000 + i / 2;
@@ -85,7 +87,7 @@ pub fn failed_runs(now: i64) -> Vec<FailedWorkflowRun> {
             let label = rng.pick(&labels).to_string();
             let status = *rng.pick(&[500u16, 502, 503, 504, 429, 400]);
             FailedWorkflowRun {
-                message_id: format!("msg_{:016x}", rng.next()),
+                message_id: format!("msg_{:016x}", rng.next_u64()),
                 dlq_id: String::new(),
                 url: format!("{workflow_url}/steps/{step}"),
                 method: "POST".into(),

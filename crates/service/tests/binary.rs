@@ -1,7 +1,8 @@
 //! The real `courier` binary: starts with `serve --demo`, answers, stops cleanly on SIGTERM, and
 //! comes back with the same data.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,45 +26,17 @@ fn start(data_dir: &std::path::Path) -> Running {
 }
 
 fn start_with(data_dir: &std::path::Path, extra: &[&str]) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_courier"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--demo",
-            "--admin-token",
-            "admin-secret",
-            "--data-dir",
-        ])
-        .arg(data_dir)
+    let mut child = common::courier_serve(data_dir)
+        .args(["--demo", "--admin-token", "admin-secret"])
         .args(extra)
-        .env_remove("COURIER_SERVICE_TOKEN")
-        .env_remove("COURIER_CUSTOMER_ID")
-        .env_remove("COURIER_MANAGEMENT_KEY")
         .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
         .expect("the courier binary starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let mut base = None;
-    let mut management = None;
-    for line in lines.by_ref() {
-        let line = line.expect("banner line");
-        let address = |rest: &str| rest.split_whitespace().next().map(str::to_owned);
-        if let Some(rest) = line.trim().strip_prefix("messaging:") {
-            base = address(rest);
-        } else if let Some(rest) = line.trim().strip_prefix("management:") {
-            management = address(rest);
-            break;
-        }
-    }
-    // Keep draining stdout, as a supervisor would, so the rest of the banner has a reader.
-    std::thread::spawn(move || lines.for_each(drop));
+    let banner = common::read_banner(&mut child);
     Running {
-        base: base.expect("the banner names the messaging address"),
-        management: management.expect("the banner names the management address"),
+        base: banner.messaging,
+        management: banner.management,
         child,
     }
 }

@@ -3,11 +3,12 @@
 //! is torn: a sound database, every entry whole or gone, batches all-or-nothing, acknowledged
 //! writes and deletes durable, `dlq_message_count` equal to the listing, credentials intact.
 
+mod common;
+
 use base64::Engine as _;
 use courier_service::store::SqliteStore;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -65,33 +66,17 @@ impl Drop for Server {
 impl Server {
     /// Starts `courier serve` on an ephemeral port and waits until `/health` answers.
     async fn start(data_dir: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_courier"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(data_dir)
+        let mut child = common::courier_serve(data_dir)
             .args(["--admin-token", ADMIN_TOKEN])
             .args(["--service-token", SERVICE_TOKEN])
             .args(["--customer-id", CUSTOMER_ID])
             .args(["--management-key", MANAGEMENT_KEY])
-            .env_remove("COURIER_MANAGEMENT_LISTEN")
-            .env_remove("COURIER_DEMO")
             .env("RUST_LOG", "error")
-            .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .expect("the courier binary starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let mut base = None;
-        for line in lines.by_ref() {
-            let line = line.expect("banner line");
-            if let Some(rest) = line.trim().strip_prefix("messaging:") {
-                base = rest.split_whitespace().next().map(str::to_owned);
-                break;
-            }
-        }
-        std::thread::spawn(move || lines.for_each(drop));
         let server = Server {
-            base: base.expect("the banner names the messaging address"),
+            base: common::read_banner(&mut child).messaging,
             child,
         };
         let deadline = Instant::now() + Duration::from_secs(20);

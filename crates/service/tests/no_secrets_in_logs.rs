@@ -5,8 +5,9 @@
 //! The banner on stdout shows the initial credentials on purpose (documented); logs go to stderr,
 //! which is what this test captures and reads.
 
+mod common;
+
 use base64::Engine as _;
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -31,37 +32,17 @@ impl Drop for Running {
 /// Starts `courier serve` on an ephemeral port, stderr into `log`, and reads the banner.
 fn start(data_dir: &std::path::Path, log: &std::path::Path) -> Running {
     let stderr = std::fs::File::create(log).expect("log file");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_courier"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir)
+    let mut child = common::courier_serve(data_dir)
         .args(["--service-token", SERVICE_TOKEN])
         .args(["--customer-id", CUSTOMER_ID])
         .args(["--management-key", MANAGEMENT_KEY])
         .args(["--admin-token", ADMIN_TOKEN])
-        .env_remove("COURIER_SERVICE_TOKEN")
-        .env_remove("COURIER_CUSTOMER_ID")
-        .env_remove("COURIER_MANAGEMENT_KEY")
-        .env_remove("COURIER_ADMIN_TOKEN")
-        .env_remove("COURIER_MANAGEMENT_LISTEN")
-        .env_remove("COURIER_DEMO")
         .env("RUST_LOG", "trace")
-        .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr))
         .spawn()
         .expect("the courier binary starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let mut base = None;
-    for line in lines.by_ref() {
-        let line = line.expect("banner line");
-        if let Some(rest) = line.trim().strip_prefix("messaging:") {
-            base = rest.split_whitespace().next().map(str::to_owned);
-            break;
-        }
-    }
-    std::thread::spawn(move || lines.for_each(drop));
     Running {
-        base: base.expect("the banner names the messaging address"),
+        base: common::read_banner(&mut child).messaging,
         child,
     }
 }
