@@ -25,6 +25,13 @@ struct Fixture {
     store: SqliteStore,
 }
 
+impl Fixture {
+    /// Inserts `entries` with no size limit; the ids they were stored under.
+    fn insert(&self, entries: &[FailedWorkflowRun]) -> Vec<String> {
+        self.store.insert_dlq(entries, NO_LIMIT).expect("insert")
+    }
+}
+
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().expect("tempdir");
     // A directory that does not exist yet: open must create it.
@@ -178,8 +185,8 @@ fn generated_ids_are_unique_carry_created_at_and_order_by_it() {
             entry(id, base + (i / 4) as i64, "wfr_ids")
         })
         .collect();
-    let first = f.store.insert_dlq(&batch, NO_LIMIT).expect("insert");
-    let second = f.store.insert_dlq(&batch[..5], NO_LIMIT).expect("insert");
+    let first = f.insert(&batch);
+    let second = f.insert(&batch[..5]);
     assert_eq!(first.len(), 30);
     assert_eq!(first[7], "explicit-7", "an explicit id is kept");
     let generated: Vec<(&String, i64)> = first
@@ -221,9 +228,7 @@ fn generated_ids_are_unique_carry_created_at_and_order_by_it() {
 #[test]
 fn a_duplicate_dlq_id_is_invalid_names_it_and_stores_nothing() {
     let f = fixture();
-    f.store
-        .insert_dlq(&[entry("dup-1", 1000, "wfr_a")], NO_LIMIT)
-        .expect("insert");
+    f.insert(&[entry("dup-1", 1000, "wfr_a")]);
     // A duplicate of a stored id, after a valid entry of a new run.
     let error = f
         .store
@@ -486,7 +491,7 @@ fn filters() -> Vec<(&'static str, DlqFilter)> {
 fn every_filter_alone_and_combined_matches_its_definition() {
     let f = fixture();
     let entries = varied_entries();
-    f.store.insert_dlq(&entries, NO_LIMIT).expect("insert");
+    f.insert(&entries);
     for (name, filter) in filters() {
         let expected: Vec<String> = entries
             .iter()
@@ -537,7 +542,7 @@ fn delete_matching_deletes_exactly_what_the_filter_matches() {
     for (name, filter) in filters() {
         let f = fixture();
         let entries = varied_entries();
-        f.store.insert_dlq(&entries, NO_LIMIT).expect("insert");
+        f.insert(&entries);
         let expected: BTreeSet<String> = entries
             .iter()
             .filter(|e| matches(&filter, e))
@@ -629,8 +634,8 @@ fn pagination_between_inserts_and_deletes_never_repeats_or_skips_stable_entries(
     let volatile: Vec<_> = (0..400)
         .map(|i| entry(&format!("e{:05}-v", i * 10 + 5), 1000, "wfr_volatile"))
         .collect();
-    f.store.insert_dlq(&stable, NO_LIMIT).expect("insert");
-    f.store.insert_dlq(&volatile, NO_LIMIT).expect("insert");
+    f.insert(&stable);
+    f.insert(&volatile);
     let mut listed = Vec::new();
     let mut after: Option<String> = None;
     let mut round = 0;
@@ -646,15 +651,10 @@ fn pagination_between_inserts_and_deletes_never_repeats_or_skips_stable_entries(
         let behind = format!("e{:05}-v", round * 40 + 5);
         let ahead = format!("e{:05}-v", 3995 - round * 40);
         f.store.delete_dlq_ids(&[behind, ahead]).expect("delete");
-        f.store
-            .insert_dlq(
-                &[
-                    entry(&format!("e{:05}-n", round * 10 + 1), 1000, "wfr_new"),
-                    entry(&format!("e{:05}-n", 3999 - round * 10), 1000, "wfr_new"),
-                ],
-                NO_LIMIT,
-            )
-            .expect("insert");
+        f.insert(&[
+            entry(&format!("e{:05}-n", round * 10 + 1), 1000, "wfr_new"),
+            entry(&format!("e{:05}-n", 3999 - round * 10), 1000, "wfr_new"),
+        ]);
         round += 1;
     }
     assert!(round >= 10, "the scan spans many changes");
@@ -711,9 +711,7 @@ fn pagination_alongside_a_writer_thread_never_repeats_or_skips_stable_entries() 
 #[test]
 fn reads_do_not_wait_for_an_open_write_transaction() {
     let f = fixture();
-    f.store
-        .insert_dlq(&[entry("committed", 1000, "wfr_r")], NO_LIMIT)
-        .expect("insert");
+    f.insert(&[entry("committed", 1000, "wfr_r")]);
     // Another connection holds the write lock with an uncommitted row.
     let mut other = rusqlite::Connection::open(&f.path).expect("raw");
     let transaction = other
@@ -747,16 +745,11 @@ fn reads_do_not_wait_for_an_open_write_transaction() {
 #[test]
 fn delete_by_ids_skips_unknown_and_repeated_ids() {
     let f = fixture();
-    f.store
-        .insert_dlq(
-            &[
-                entry("a", 1, "wfr_d"),
-                entry("b", 2, "wfr_d"),
-                entry("c", 3, "wfr_d"),
-            ],
-            NO_LIMIT,
-        )
-        .expect("insert");
+    f.insert(&[
+        entry("a", 1, "wfr_d"),
+        entry("b", 2, "wfr_d"),
+        entry("c", 3, "wfr_d"),
+    ]);
     let deleted = f
         .store
         .delete_dlq_ids(&["a".into(), "zzz".into(), "a".into(), "c".into()])
@@ -778,7 +771,7 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
         e.flow_control_key = Some(if i % 8 < 5 { "hit" } else { "miss" }.into());
         batch.push(e);
     }
-    f.store.insert_dlq(&batch, NO_LIMIT).expect("insert");
+    f.insert(&batch);
     let filter = DlqFilter {
         flow_control_key: vec!["hit".into()],
         ..DlqFilter::default()
@@ -828,18 +821,13 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
 #[test]
 fn cancel_removes_the_run_and_all_its_entries_once() {
     let f = fixture();
-    f.store
-        .insert_dlq(
-            &[
-                entry("a1", 1, "wfr_a"),
-                entry("a2", 2, "wfr_a"),
-                entry("a3", 3, "wfr_a"),
-                entry("b1", 4, "wfr_b"),
-                entry("b2", 5, "wfr_b"),
-            ],
-            NO_LIMIT,
-        )
-        .expect("insert");
+    f.insert(&[
+        entry("a1", 1, "wfr_a"),
+        entry("a2", 2, "wfr_a"),
+        entry("a3", 3, "wfr_a"),
+        entry("b1", 4, "wfr_b"),
+        entry("b2", 5, "wfr_b"),
+    ]);
     assert!(f.store.cancel_run("wfr_a").expect("cancel"));
     assert_eq!(
         list_all(&f.store, &DlqFilter::default(), 10, 0),
@@ -868,16 +856,11 @@ fn cancel_removes_the_run_and_all_its_entries_once() {
 #[test]
 fn retention_hides_old_entries_and_purge_removes_them() {
     let f = fixture();
-    f.store
-        .insert_dlq(
-            &[
-                entry("old", 1_000, "wfr_r"),
-                entry("edge", 2_000, "wfr_r"),
-                entry("new", 3_000, "wfr_r"),
-            ],
-            NO_LIMIT,
-        )
-        .expect("insert");
+    f.insert(&[
+        entry("old", 1_000, "wfr_r"),
+        entry("edge", 2_000, "wfr_r"),
+        entry("new", 3_000, "wfr_r"),
+    ]);
     let min = 2_000;
     assert_eq!(f.store.get_dlq("old", min).expect("get"), None);
     assert!(f.store.get_dlq("edge", min).expect("get").is_some());
@@ -982,7 +965,7 @@ fn everything_survives_closing_and_reopening() {
         "rotation keeps the rest of the record"
     );
     let entries = varied_entries();
-    f.store.insert_dlq(&entries, NO_LIMIT).expect("insert");
+    f.insert(&entries);
     f.store
         .insert_runs(&[ActiveRun {
             workflow_run_id: "wfr_live".into(),
