@@ -3,64 +3,23 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use common::Courier;
 
-struct Running {
-    child: Child,
-    base: String,
-    /// The management address from the banner (the same as `base` unless split).
-    management: String,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use std::process::Stdio;
 
 /// Starts the binary on an ephemeral port and reads the address from its banner.
-fn start(data_dir: &std::path::Path) -> Running {
+fn start(data_dir: &std::path::Path) -> Courier {
     start_with(data_dir, &[])
 }
 
-fn start_with(data_dir: &std::path::Path, extra: &[&str]) -> Running {
-    let mut child = common::courier_serve(data_dir)
-        .args(["--demo", "--admin-token", "admin-secret"])
-        .args(extra)
-        .env("RUST_LOG", "warn")
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the courier binary starts");
-    let banner = common::read_banner(&mut child);
-    Running {
-        base: banner.messaging,
-        management: banner.management,
-        child,
-    }
-}
-
-fn terminate(running: &mut Running) -> std::process::ExitStatus {
-    let pid = running.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("kill")
-            .success()
-    );
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        if let Some(status) = running.child.try_wait().expect("wait") {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "courier did not stop within 15 s of SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn start_with(data_dir: &std::path::Path, extra: &[&str]) -> Courier {
+    Courier::spawn(
+        common::courier_serve(data_dir)
+            .args(["--demo", "--admin-token", "admin-secret"])
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::inherit()),
+    )
 }
 
 async fn get(url: String, auth: (&str, &str)) -> (u16, serde_json::Value) {
@@ -137,7 +96,7 @@ async fn serve_demo_answers_stops_on_sigterm_and_keeps_its_data() {
         (200, Some(courier_service::demo::DEMO_ENTRIES as i64))
     );
 
-    let exit = terminate(&mut running);
+    let exit = running.terminate();
     assert!(exit.success(), "clean shutdown on SIGTERM: {exit:?}");
 
     let running = start(data.path());

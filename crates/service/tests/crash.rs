@@ -5,12 +5,14 @@
 
 mod common;
 
+use common::Courier;
+
 use base64::Engine as _;
 use courier_service::store::SqliteStore;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -51,37 +53,23 @@ struct Scenario {
 }
 
 /// The running binary; killed if a test fails while it runs.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+struct Server(Courier);
 
 impl Server {
     /// Starts `courier serve` on an ephemeral port and waits until `/health` answers.
     async fn start(data_dir: &Path) -> Server {
-        let mut child = common::courier_serve(data_dir)
-            .args(["--admin-token", ADMIN_TOKEN])
-            .args(["--service-token", SERVICE_TOKEN])
-            .args(["--customer-id", CUSTOMER_ID])
-            .args(["--management-key", MANAGEMENT_KEY])
-            .env("RUST_LOG", "error")
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the courier binary starts");
-        let server = Server {
-            base: common::read_banner(&mut child).messaging,
-            child,
-        };
+        let server = Server(Courier::spawn(
+            common::courier_serve(data_dir)
+                .args(["--admin-token", ADMIN_TOKEN])
+                .args(["--service-token", SERVICE_TOKEN])
+                .args(["--customer-id", CUSTOMER_ID])
+                .args(["--management-key", MANAGEMENT_KEY])
+                .env("RUST_LOG", "error")
+                .stderr(Stdio::inherit()),
+        ));
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let health = reqwest::get(format!("{}/health", server.base)).await;
+            let health = reqwest::get(format!("{}/health", server.0.base)).await;
             if health.is_ok_and(|r| r.status() == 200) {
                 return server;
             }
@@ -90,34 +78,21 @@ impl Server {
         }
     }
 
-    fn signal(&self, signal: &str) {
-        let pid = self.child.id().to_string();
-        let sent = Command::new("kill")
-            .args([signal, &pid])
-            .status()
-            .expect("kill runs");
-        assert!(sent.success(), "kill {signal} {pid} failed");
+    fn base(&self) -> &str {
+        &self.0.base
     }
 
     /// SIGKILL, and wait until the process is gone (so its files are closed).
     fn crash(mut self) {
-        self.signal("-KILL");
-        let status = self.child.wait().expect("wait");
+        self.0.signal("-KILL");
+        let status = self.0.child.wait().expect("wait");
         assert!(!status.success(), "SIGKILL ends the process: {status:?}");
     }
 
     /// SIGTERM, and wait for the clean exit.
     fn stop(mut self) {
-        self.signal("-TERM");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "clean exit on SIGTERM: {status:?}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "no exit within 20 s of SIGTERM");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let status = self.0.terminate();
+        assert!(status.success(), "clean exit on SIGTERM: {status:?}");
     }
 }
 
@@ -232,7 +207,7 @@ async fn fill(data_dir: &Path, entries: &[Value]) {
     // Lift the per-second limit: the race and the checks send far more than 1000 a second.
     let (status, body) = send_json(
         client
-            .patch(format!("{}/admin/v1/account", server.base))
+            .patch(format!("{}/admin/v1/account", server.base()))
             .bearer_auth(ADMIN_TOKEN)
             .json(&json!({"max_requests_per_second": 1_000_000})),
     )
@@ -241,7 +216,7 @@ async fn fill(data_dir: &Path, entries: &[Value]) {
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for (index, batch) in entries.chunks(FILL_BATCH).enumerate() {
-        let (client, base, batch) = (client.clone(), server.base.clone(), batch.to_vec());
+        let (client, base, batch) = (client.clone(), server.base().to_owned(), batch.to_vec());
         tasks.spawn(async move {
             let (status, body) = post_batch(&client, &base, &batch).await.expect("fill");
             assert_eq!(status, 201, "fill batch {index}: {body}");
@@ -524,7 +499,7 @@ async fn crash_and_check(
     let server = Server::start(data.path()).await;
 
     let token = if scenario.rotate {
-        let rotated = rotate(&server.base).await;
+        let rotated = rotate(server.base()).await;
         assert_ne!(rotated, SERVICE_TOKEN);
         rotated
     } else {
@@ -535,14 +510,14 @@ async fn crash_and_check(
     let (pages, mut acknowledged_pages) = tokio::sync::watch::channel(0);
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(delete_loop(
-        server.base.clone(),
+        server.base().to_owned(),
         token.clone(),
         race.clone(),
         pages,
     ));
     for w in 0..WRITERS {
         tasks.spawn(writer(
-            server.base.clone(),
+            server.base().to_owned(),
             number,
             w,
             created_at,
@@ -592,7 +567,7 @@ async fn crash_and_check(
     }
 
     let server = Server::start(data.path()).await;
-    let listed = list_all(&server.base, &token).await;
+    let listed = list_all(server.base(), &token).await;
 
     // Credentials: the live token (the rotated one, if rotated) and the management key work;
     // a token replaced before the crash stays replaced.
@@ -600,7 +575,7 @@ async fn crash_and_check(
     if scenario.rotate {
         let (status, body) = send_json(
             client
-                .get(format!("{}/v2/workflows/dlq?count=1", server.base))
+                .get(format!("{}/v2/workflows/dlq?count=1", server.base()))
                 .bearer_auth(SERVICE_TOKEN),
         )
         .await;
@@ -608,7 +583,7 @@ async fn crash_and_check(
     }
     let (status, stats) = send_json(
         client
-            .get(format!("{}/v2/svc/stats", server.base))
+            .get(format!("{}/v2/svc/stats", server.base()))
             .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY)),
     )
     .await;
@@ -620,7 +595,7 @@ async fn crash_and_check(
     );
     let (status, body) = send_json(
         client
-            .get(format!("{}/v2/svc/stats", server.base))
+            .get(format!("{}/v2/svc/stats", server.base()))
             .basic_auth(CUSTOMER_ID, Some("not-the-key")),
     )
     .await;
@@ -714,7 +689,7 @@ async fn crash_and_check(
         .map(|e| (id_of(e), e))
         .collect();
     let fetched = get_all(
-        &server.base,
+        server.base(),
         &token,
         by_id.keys().map(|id| id.to_string()).collect(),
     )

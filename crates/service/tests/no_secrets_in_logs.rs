@@ -7,9 +7,10 @@
 
 mod common;
 
+use common::Courier;
+
 use base64::Engine as _;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
 
 const CUSTOMER_ID: &str = "leakcheck@example.com";
 const SERVICE_TOKEN: &str = "svc-token-7Qm4Zp9Lx2VbKc";
@@ -17,56 +18,18 @@ const MANAGEMENT_KEY: &str = "mgmt-key-R8tY3uW6nK1eJd";
 const ADMIN_TOKEN: &str = "admin-token-H5jD2sF9gA4cWr";
 const WRONG_TOKEN: &str = "wrong-token-C3vB7nM1qX8zTe";
 
-struct Running {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Starts `courier serve` on an ephemeral port, stderr into `log`, and reads the banner.
-fn start(data_dir: &std::path::Path, log: &std::path::Path) -> Running {
+fn start(data_dir: &std::path::Path, log: &std::path::Path) -> Courier {
     let stderr = std::fs::File::create(log).expect("log file");
-    let mut child = common::courier_serve(data_dir)
-        .args(["--service-token", SERVICE_TOKEN])
-        .args(["--customer-id", CUSTOMER_ID])
-        .args(["--management-key", MANAGEMENT_KEY])
-        .args(["--admin-token", ADMIN_TOKEN])
-        .env("RUST_LOG", "trace")
-        .stderr(Stdio::from(stderr))
-        .spawn()
-        .expect("the courier binary starts");
-    Running {
-        base: common::read_banner(&mut child).messaging,
-        child,
-    }
-}
-
-fn terminate(running: &mut Running) -> std::process::ExitStatus {
-    let pid = running.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("kill")
-            .success()
-    );
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        if let Some(status) = running.child.try_wait().expect("wait") {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "courier did not stop within 15 s of SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    Courier::spawn(
+        common::courier_serve(data_dir)
+            .args(["--service-token", SERVICE_TOKEN])
+            .args(["--customer-id", CUSTOMER_ID])
+            .args(["--management-key", MANAGEMENT_KEY])
+            .args(["--admin-token", ADMIN_TOKEN])
+            .env("RUST_LOG", "trace")
+            .stderr(Stdio::from(stderr)),
+    )
 }
 
 fn basic_value(user: &str, password: &str) -> String {
@@ -195,7 +158,7 @@ async fn no_credential_reaches_the_logs_even_at_trace_level() {
         .await;
     expect("delete with query token", r.expect("request"), 200);
 
-    let exit = terminate(&mut running);
+    let exit = running.terminate();
     assert!(exit.success(), "clean shutdown on SIGTERM: {exit:?}");
     let logs = std::fs::read_to_string(&log).expect("captured stderr");
 

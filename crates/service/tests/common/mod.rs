@@ -1,10 +1,11 @@
 //! Shared by the tests that run the real `courier` binary: a command with no `COURIER_*`
-//! variables of the test runner's environment leaking in, and the addresses its banner names.
+//! variables of the test runner's environment leaking in, and the started process.
 // Every test binary compiles this module and uses only part of it.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 /// `courier serve --listen 127.0.0.1:0 --data-dir DATA_DIR`, stdout piped for the banner.
 pub fn courier_serve(data_dir: &std::path::Path) -> Command {
@@ -21,31 +22,71 @@ pub fn courier_serve(data_dir: &std::path::Path) -> Command {
     command
 }
 
-/// The base URLs the banner of a started `courier serve` names.
-pub struct Banner {
-    pub messaging: String,
+/// A started `courier serve`, killed when dropped (so a failing test leaves no process behind).
+pub struct Courier {
+    pub child: Child,
+    /// The messaging base URL from the banner.
+    pub base: String,
+    /// The management base URL from the banner (the same as `base` unless split).
     pub management: String,
 }
 
-/// Reads the banner from the child's stdout, then keeps draining it on a thread, as a
-/// supervisor would, so the process never blocks on a full pipe.
-pub fn read_banner(child: &mut Child) -> Banner {
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let (mut messaging, mut management) = (None, None);
-    for line in lines.by_ref() {
-        let line = line.expect("banner line");
-        let address = |rest: &str| rest.split_whitespace().next().map(str::to_owned);
-        if let Some(rest) = line.trim().strip_prefix("messaging:") {
-            messaging = address(rest);
-        } else if let Some(rest) = line.trim().strip_prefix("management:") {
-            management = address(rest);
-            break;
+impl Courier {
+    /// Spawns `command` (from [`courier_serve`]) and reads the addresses from its banner.
+    pub fn spawn(command: &mut Command) -> Courier {
+        let mut child = command.spawn().expect("the courier binary starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut lines = BufReader::new(stdout).lines();
+        let (mut base, mut management) = (None, None);
+        for line in lines.by_ref() {
+            let line = line.expect("banner line");
+            let address = |rest: &str| rest.split_whitespace().next().map(str::to_owned);
+            if let Some(rest) = line.trim().strip_prefix("messaging:") {
+                base = address(rest);
+            } else if let Some(rest) = line.trim().strip_prefix("management:") {
+                management = address(rest);
+                break;
+            }
+        }
+        // Keep draining stdout, as a supervisor would, so the process never blocks on a pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        Courier {
+            base: base.expect("the banner names the messaging address"),
+            management: management.expect("the banner names the management address"),
+            child,
         }
     }
-    std::thread::spawn(move || lines.for_each(drop));
-    Banner {
-        messaging: messaging.expect("the banner names the messaging address"),
-        management: management.expect("the banner names the management address"),
+
+    /// Sends `signal` (`-TERM`, `-KILL`) with kill(1).
+    pub fn signal(&self, signal: &str) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "kill {signal} {pid} failed");
+    }
+
+    /// SIGTERM, then the exit status, waiting at most 20 s.
+    pub fn terminate(&mut self) -> ExitStatus {
+        self.signal("-TERM");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "courier did not stop within 20 s of SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Courier {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
