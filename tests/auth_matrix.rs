@@ -474,10 +474,9 @@ impl World {
         self.serial += 1;
         let run_id = format!("wfr_auth_{:04}", self.serial);
         let created_at = now_ms();
-        let response = self
+        let dlq_id = self
             .service
-            .admin(Method::POST, "/dlq")
-            .json(&json!([{
+            .insert_dlq(&[json!({
                 "url": "https://a.example/wf/step-1",
                 "method": "POST",
                 "header": {"Content-Type": ["application/json"]},
@@ -488,18 +487,9 @@ impl World {
                 "workflowCreatedAt": created_at - 1000,
                 "workflowUrl": "https://a.example/wf",
                 "labels": ["auth-matrix"]
-            }]))
-            .send()
+            })])
             .await
-            .expect("admin insert");
-        assert_eq!(
-            response.status(),
-            201,
-            "{}",
-            response.text().await.unwrap_or_default()
-        );
-        let body: Value = response.json().await.expect("json");
-        let dlq_id = body["dlqIds"][0].as_str().expect("a dlqId").to_owned();
+            .remove(0);
         BTreeMap::from([
             ("dlqId", dlq_id),
             ("workflowRunId", run_id),

@@ -64,28 +64,6 @@ fn run(i: usize, created_at: i64) -> Value {
     })
 }
 
-async fn insert(service: &TestService, runs: &[Value]) -> Vec<String> {
-    let response = service
-        .admin(reqwest::Method::POST, "/dlq")
-        .json(runs)
-        .send()
-        .await
-        .expect("admin insert");
-    assert_eq!(
-        response.status(),
-        201,
-        "{}",
-        response.text().await.unwrap_or_default()
-    );
-    let body: Value = response.json().await.expect("json");
-    body["dlqIds"]
-        .as_array()
-        .expect("dlqIds")
-        .iter()
-        .map(|id| id.as_str().expect("id").to_owned())
-        .collect()
-}
-
 /// Follows the cursor through every page of a list request; returns the ids in order.
 async fn list_all(
     client: &messaging::Client,
@@ -116,7 +94,7 @@ async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
     let service = TestService::start().await;
     let base = now_ms() - 3_600_000;
     let inputs: Vec<Value> = (0..1050).map(|i| run(i, base + i as i64)).collect();
-    let ids = insert(&service, &inputs).await;
+    let ids = service.insert_dlq(&inputs).await;
     assert_eq!(ids.len(), 1050);
     let client = messaging_client(&service);
 
@@ -182,13 +160,13 @@ async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
 async fn paging_while_others_insert_and_delete_never_repeats_or_skips_stable_entries() {
     let service = TestService::start().await;
     let base = now_ms() - 3_600_000;
-    let ids = insert(
-        &service,
-        &(0..600)
-            .map(|i| run(i, base + i as i64))
-            .collect::<Vec<_>>(),
-    )
-    .await;
+    let ids = service
+        .insert_dlq(
+            &(0..600)
+                .map(|i| run(i, base + i as i64))
+                .collect::<Vec<_>>(),
+        )
+        .await;
     let client = messaging_client(&service);
     // Entries 0..300 stay for the whole scan; 300..600 are deleted while paging.
     let stable: BTreeSet<String> = ids[..300].iter().cloned().collect();
@@ -206,7 +184,9 @@ async fn paging_while_others_insert_and_delete_never_repeats_or_skips_stable_ent
         seen.extend(page.messages.into_iter().map(|m| m.dlq_id));
         round += 1;
         // Concurrent changes between pages: new entries arrive, volatile ones go.
-        insert(&service, &[run(10_000 + round, base + 5000 + round as i64)]).await;
+        service
+            .insert_dlq(&[run(10_000 + round, base + 5000 + round as i64)])
+            .await;
         let volatile: Vec<String> = ids[300..]
             .iter()
             .skip(round * 20)
@@ -243,7 +223,7 @@ async fn get_one_returns_every_field_and_404_when_gone() {
     input["notBefore"] = json!(now_ms());
     input["responseBodyBase64"] = json!("gAE=");
     input["responseStatus"] = json!(502);
-    let id = insert(&service, &[input.clone()]).await.remove(0);
+    let id = service.insert_dlq(&[input.clone()]).await.remove(0);
     let client = messaging_client(&service);
     let run = client
         .get_workflow_dlq()
@@ -305,13 +285,13 @@ async fn get_one_returns_every_field_and_404_when_gone() {
 async fn bulk_delete_in_batches_until_empty_and_by_ids() {
     let service = TestService::start().await;
     let base = now_ms() - 3_600_000;
-    let ids = insert(
-        &service,
-        &(0..450)
-            .map(|i| run(i, base + i as i64))
-            .collect::<Vec<_>>(),
-    )
-    .await;
+    let ids = service
+        .insert_dlq(
+            &(0..450)
+                .map(|i| run(i, base + i as i64))
+                .collect::<Vec<_>>(),
+        )
+        .await;
     let client = messaging_client(&service);
 
     let by_ids = client
@@ -366,11 +346,9 @@ async fn bulk_delete_in_batches_until_empty_and_by_ids() {
 async fn cancel_removes_the_run_and_its_entries_then_404() {
     let service = TestService::start().await;
     let base = now_ms() - 1000;
-    insert(
-        &service,
-        &(0..6).map(|i| run(i, base + i as i64)).collect::<Vec<_>>(),
-    )
-    .await;
+    service
+        .insert_dlq(&(0..6).map(|i| run(i, base + i as i64)).collect::<Vec<_>>())
+        .await;
     let client = messaging_client(&service);
     client
         .cancel_workflow_run()
@@ -428,7 +406,9 @@ async fn retention_and_dlq_size_limits_come_from_the_account() {
             .status(),
         200
     );
-    let ids = insert(&service, &[run(0, now - 120_000), run(1, now - 1000)]).await;
+    let ids = service
+        .insert_dlq(&[run(0, now - 120_000), run(1, now - 1000)])
+        .await;
     assert_eq!(
         status(
             &client
@@ -458,13 +438,13 @@ async fn retention_and_dlq_size_limits_come_from_the_account() {
         .status(),
         200
     );
-    let more = insert(
-        &service,
-        &(2..6)
-            .map(|i| run(i, now - 500 + i as i64))
-            .collect::<Vec<_>>(),
-    )
-    .await;
+    let more = service
+        .insert_dlq(
+            &(2..6)
+                .map(|i| run(i, now - 500 + i as i64))
+                .collect::<Vec<_>>(),
+        )
+        .await;
     let listed: BTreeSet<String> = list_all(&client, |r| r).await.into_iter().collect();
     assert_eq!(
         listed,
@@ -523,13 +503,13 @@ async fn rotation_rejects_the_old_token_at_once_and_survives_a_restart() {
 #[tokio::test]
 async fn data_survives_a_restart() {
     let mut service = TestService::start().await;
-    let ids = insert(
-        &service,
-        &(0..20)
-            .map(|i| run(i, now_ms() - 1000 + i as i64))
-            .collect::<Vec<_>>(),
-    )
-    .await;
+    let ids = service
+        .insert_dlq(
+            &(0..20)
+                .map(|i| run(i, now_ms() - 1000 + i as i64))
+                .collect::<Vec<_>>(),
+        )
+        .await;
     let put = service
         .admin(reqwest::Method::PUT, "/topics/orders")
         .json(&json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}))
@@ -697,11 +677,9 @@ fn parse_x(x: &str) -> i64 {
 #[tokio::test]
 async fn account_stats_for_every_period_follow_the_data_point_rules() {
     let service = TestService::start().await;
-    insert(
-        &service,
-        &(0..7).map(|i| run(i, now_ms() - 1000)).collect::<Vec<_>>(),
-    )
-    .await;
+    service
+        .insert_dlq(&(0..7).map(|i| run(i, now_ms() - 1000)).collect::<Vec<_>>())
+        .await;
     let client = messaging_client(&service);
     for _ in 0..5 {
         client.list_workflow_dlq().send().await.expect("list");

@@ -108,6 +108,27 @@ impl TestService {
             .request(method, format!("{}/admin/v1{path}", self.base_url()))
             .bearer_auth(&self.admin_token)
     }
+
+    /// Inserts failed runs (the 2.2 shape; `dlqId`, `messageId`, `createdAt` and `header`
+    /// optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in order.
+    /// Panics unless the service answers 201, like any failed test setup.
+    pub async fn insert_dlq(&self, entries: &[serde_json::Value]) -> Vec<String> {
+        let response = self
+            .admin(reqwest::Method::POST, "/dlq")
+            .json(entries)
+            .send()
+            .await
+            .expect("admin insert");
+        let status = response.status();
+        let body: serde_json::Value = response.json().await.expect("a JSON answer");
+        assert_eq!(status, 201, "admin insert refused: {body}");
+        body["dlqIds"]
+            .as_array()
+            .expect("dlqIds")
+            .iter()
+            .map(|id| id.as_str().expect("a dlqId").to_owned())
+            .collect()
+    }
 }
 
 impl Drop for TestService {
