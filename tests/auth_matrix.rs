@@ -778,3 +778,177 @@ async fn every_operation_of_the_spec_refuses_every_wrong_credential_and_accepts_
         world.problems.join("\n")
     );
 }
+
+/// Sets the account's `max_requests_per_second` through the admin API (not rate limited).
+async fn limit_requests_per_second(service: &TestService, per_second: u64) {
+    let response = service
+        .admin(Method::PATCH, "/account")
+        .json(&json!({ "max_requests_per_second": per_second }))
+        .send()
+        .await
+        .expect("admin patch");
+    assert_eq!(response.status(), 200, "the limit can be set");
+}
+
+/// Decision 16, one table over every operation of the spec: credentials first (401), then the
+/// rate limit (429), then the parameters (400), then the resource (404). Each row breaks every
+/// later check too, so the status names the first check that fails: a request with no
+/// credentials, an unknown parameter and a missing resource is 401; the same with credentials
+/// but no rate limit left is 429; and so on.
+#[tokio::test]
+async fn every_operation_checks_credentials_then_rate_limit_then_parameters_then_the_resource() {
+    let spec = spec();
+    let operations = operations(&spec);
+    let mut world = World::start().await;
+    let missing = BTreeMap::from([
+        ("dlqId", "dlq-that-never-was".to_owned()),
+        ("workflowRunId", "wfr-that-never-was".to_owned()),
+        ("urlGroupName", "group-that-never-was".to_owned()),
+        ("id", "00000000-0000-4000-8000-00000000dead".to_owned()),
+    ]);
+    struct Row {
+        name: &'static str,
+        credentials: bool,
+        limit: u64,
+        bad_parameter: bool,
+        expected: u16,
+    }
+    let rows = [
+        Row {
+            name: "no credentials, no rate limit left, unknown parameter, missing resource",
+            credentials: false,
+            limit: 0,
+            bad_parameter: true,
+            expected: 401,
+        },
+        Row {
+            name: "credentials, no rate limit left, unknown parameter, missing resource",
+            credentials: true,
+            limit: 0,
+            bad_parameter: true,
+            expected: 429,
+        },
+        Row {
+            name: "credentials, within the limit, unknown parameter, missing resource",
+            credentials: true,
+            limit: 1000,
+            bad_parameter: true,
+            expected: 400,
+        },
+        Row {
+            name: "credentials, within the limit, valid parameters, missing resource",
+            credentials: true,
+            limit: 1000,
+            bad_parameter: false,
+            expected: 404,
+        },
+    ];
+    let mut problems = Vec::new();
+    let mut cells = 0;
+    for row in &rows {
+        limit_requests_per_second(&world.service, row.limit).await;
+        for operation in &operations {
+            // Operations without a path parameter have no resource to miss: the last row is
+            // their success, which the auth matrix covers.
+            if row.expected == 404 && !operation.path.contains('{') {
+                continue;
+            }
+            let mut path =
+                fill(&operation.path, &missing).expect("every path parameter has a fixture");
+            if row.bad_parameter {
+                path.push_str("?no_such_parameter=1");
+            }
+            let auth = match (row.credentials, operation.interface) {
+                (false, _) => Auth::None,
+                (true, Interface::Messaging) => Auth::Bearer(world.credentials.token.clone()),
+                (true, Interface::Management) => Auth::Basic(
+                    world.credentials.customer_id.clone(),
+                    world.credentials.management_key.clone(),
+                ),
+            };
+            let case = Case {
+                name: row.name,
+                auth,
+                query_token: None,
+                expect: Expect::Success,
+            };
+            let outcome = world.send(operation, &path, &case).await;
+            cells += 1;
+            let error = serde_json::from_str::<Value>(&outcome.body)
+                .ok()
+                .and_then(|b| b["error"].as_str().map(str::to_owned));
+            if outcome.status != row.expected || error.is_none() {
+                problems.push(format!(
+                    "{} {} ({}), {}: {} {} (expected {} with the error body)",
+                    operation.method,
+                    path,
+                    operation.id,
+                    row.name,
+                    outcome.status,
+                    outcome.body,
+                    row.expected
+                ));
+            }
+            if !operation.documented.contains(&row.expected) {
+                problems.push(format!(
+                    "{}: the spec does not document {}",
+                    operation.id, row.expected
+                ));
+            }
+        }
+    }
+    assert!(cells >= 3 * operations.len(), "{cells} cells");
+
+    // A request without valid credentials spends nothing of the account's limit: many
+    // anonymous and wrong-token requests, then as many authenticated ones as the limit allows,
+    // all within one window.
+    limit_requests_per_second(&world.service, 5).await;
+    let list = operations
+        .iter()
+        .find(|o| o.id == "listWorkflowDlq")
+        .expect("the list operation");
+    let anonymous = Case {
+        name: "anonymous",
+        auth: Auth::None,
+        query_token: None,
+        expect: Expect::Unauthorized,
+    };
+    let wrong = Case {
+        name: "wrong token",
+        auth: Auth::Bearer(wrong_token(&world.credentials.token)),
+        query_token: None,
+        expect: Expect::Unauthorized,
+    };
+    let valid = Case {
+        name: "valid",
+        auth: Auth::Bearer(world.credentials.token.clone()),
+        query_token: None,
+        expect: Expect::Success,
+    };
+    // Start just after a window boundary, so the whole burst falls in one second.
+    let into_second = now_ms().rem_euclid(1000);
+    tokio::time::sleep(std::time::Duration::from_millis(
+        (1000 - into_second) as u64 + 5,
+    ))
+    .await;
+    for _ in 0..20 {
+        for case in [&anonymous, &wrong] {
+            let outcome = world.send(list, &list.path, case).await;
+            assert_eq!(outcome.status, 401, "{}", outcome.body);
+        }
+    }
+    for n in 0..5 {
+        let outcome = world.send(list, &list.path, &valid).await;
+        assert_eq!(
+            outcome.status, 200,
+            "authenticated request {n} after 40 unauthenticated ones: {}",
+            outcome.body
+        );
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}

@@ -123,18 +123,22 @@ fn enum_values(spec: &Value, component: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A component marked `x-courier-rust-type: String`: constrained in the spec, a `String` in Rust.
+fn is_plain_string(spec: &Value, component: &str) -> bool {
+    spec.pointer(&format!(
+        "/components/schemas/{component}/x-courier-rust-type"
+    ))
+    .and_then(Value::as_str)
+        == Some("String")
+}
+
 fn param_kind(
     spec: &Value,
     models: &[ModelType],
     schema: &Value,
 ) -> Result<ParamKind, CodegenError> {
     if let Some(component) = ref_name(schema) {
-        let target = spec.pointer(&format!("/components/schemas/{component}"));
-        if target
-            .and_then(|t| t.get("x-courier-rust-type"))
-            .and_then(Value::as_str)
-            == Some("String")
-        {
+        if is_plain_string(spec, component) {
             return Ok(ParamKind::String);
         }
         let model = model_name(models, component)?;
@@ -158,6 +162,7 @@ fn param_kind(
                 .get("items")
                 .ok_or_else(|| err("array parameter without items"))?;
             match ref_name(items) {
+                Some(component) if is_plain_string(spec, component) => Ok(ParamKind::Strings),
                 Some(component) => Ok(ParamKind::Enums {
                     values: enum_values(spec, component),
                     type_name: model_name(models, component)?.name,

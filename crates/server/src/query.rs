@@ -144,19 +144,25 @@ impl Query {
     }
 
     /// A multi-value parameter: repeated keys and the comma form, mixed freely; a literal comma
-    /// separates values, `%2C` is a comma inside one; empty values are ignored.
+    /// separates values, `%2C` is a comma inside one. An empty value (`key=`) or an empty item of
+    /// the comma form (`a,,b`, `a,`) is a 400 naming the key (decision 12): were it skipped, an
+    /// empty `dlqIds` would read as "no ids" and turn a delete by ids into a delete by filter.
+    /// So a key that is present always yields at least one value.
     pub fn strings(&self, name: &str) -> Result<Vec<String>, Rejection> {
         let mut values = Vec::new();
         for raw in self.raw_values(name) {
-            for part in raw.split(',').filter(|part| !part.is_empty()) {
+            for part in raw.split(',') {
                 let value = decode(part).ok_or_else(|| {
                     Rejection::bad_request(format!(
                         "`{name}` has a value that is not valid UTF-8 after percent-decoding"
                     ))
                 })?;
-                if !value.is_empty() {
-                    values.push(value);
+                if value.is_empty() {
+                    return Err(Rejection::bad_request(format!(
+                        "`{name}` has an empty value (`{name}=`, or an empty item of the comma form such as `a,,b` or `a,`); give every value or leave `{name}` out"
+                    )));
                 }
+                values.push(value);
             }
         }
         Ok(values)
@@ -210,8 +216,23 @@ mod tests {
     }
 
     #[test]
-    fn empty_multi_values_are_ignored_but_empty_single_values_are_rejected() {
-        assert_eq!(strings("label=&label=a,,b,", "label"), ["a", "b"]);
+    fn every_empty_value_is_rejected_naming_the_key() {
+        for raw in [
+            "label=",
+            "label=&label=a",
+            "label=a,,b",
+            "label=a,",
+            "label=,a",
+            "label=,",
+            "label=a&label=",
+        ] {
+            let error = Query::parse(raw).strings("label").unwrap_err();
+            assert!(
+                error.message().starts_with("`label` has an empty value"),
+                "{raw}: {}",
+                error.message()
+            );
+        }
         let error = Query::parse("count=")
             .integer("count", Some(1), Some(100))
             .unwrap_err();
@@ -220,6 +241,22 @@ mod tests {
             "{}",
             error.message()
         );
+    }
+
+    #[test]
+    fn a_present_multi_value_key_always_yields_a_value() {
+        // The property bulk delete relies on: `dlqIds` present means at least one id.
+        for raw in [
+            "dlqIds=a",
+            "dlqIds=a%2C",
+            "dlqIds=%2C",
+            "dlqIds=+",
+            "dlqIds=a&x=1",
+        ] {
+            let ids = Query::parse(raw).strings("dlqIds").expect(raw);
+            assert!(!ids.is_empty(), "{raw}");
+        }
+        assert!(Query::parse("x=1").strings("dlqIds").unwrap().is_empty());
     }
 
     #[test]

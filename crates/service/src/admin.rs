@@ -5,7 +5,7 @@
 //! a batch with one bad entry stores none of them.
 
 use crate::api::Service;
-use crate::store::{ActiveRun, StoreError};
+use crate::store::{ActiveRun, IndexActivity, IndexUsage, StoreError};
 use crate::time::now_ms;
 use axum::Router;
 use axum::body::Bytes;
@@ -45,6 +45,10 @@ pub fn router(service: Arc<Service>, token: String) -> Router {
         .route(
             "/admin/v1/search/{id}",
             put(put_index).fallback(method_not_allowed),
+        )
+        .route(
+            "/admin/v1/search/{id}/usage",
+            post(record_index_usage).fallback(method_not_allowed),
         )
         .route(
             "/admin/v1/account",
@@ -299,11 +303,18 @@ async fn insert_dlq(
         .blocking(move |store| store.insert_dlq(&runs, max_dlq_size))
         .await
     {
-        Ok(ids) => {
-            // A run in the DLQ is a failed delivery and a failed run (decision 7's metrics).
-            state.service.usage().add("failed", now, count);
-            state.service.usage().add("run_failed", now, count);
-            json(StatusCode::CREATED, &serde_json::json!({ "dlqIds": ids }))
+        Ok(inserted) => {
+            // A run in the DLQ is a failed delivery and a failed run (decision 7's metrics); a
+            // run seen for the first time also started, so `run_failed` never exceeds
+            // `run_started` for inserted data.
+            let usage = state.service.usage();
+            usage.add("failed", now, count);
+            usage.add("run_failed", now, count);
+            usage.add("run_started", now, inserted.new_runs as f64);
+            json(
+                StatusCode::CREATED,
+                &serde_json::json!({ "dlqIds": inserted.dlq_ids }),
+            )
         }
         Err(error) => store_error(error),
     }
@@ -327,14 +338,17 @@ async fn insert_runs(
         Err(refused) => return refused.into_response(),
     };
     let ids: Vec<String> = runs.iter().map(|run| run.workflow_run_id.clone()).collect();
-    let count = runs.len() as f64;
     match state
         .service
         .blocking(move |store| store.insert_runs(&runs))
         .await
     {
-        Ok(()) => {
-            state.service.usage().add("run_started", now_ms(), count);
+        Ok(registered) => {
+            // Each run counts once, when it is first registered.
+            state
+                .service
+                .usage()
+                .add("run_started", now_ms(), registered as f64);
             json(
                 StatusCode::CREATED,
                 &serde_json::json!({ "workflowRunIds": ids }),
@@ -389,6 +403,112 @@ async fn put_index(
         .await
     {
         Ok(()) => json(StatusCode::OK, &index),
+        Err(error) => store_error(error),
+    }
+}
+
+/// One event of `POST /admin/v1/search/{id}/usage`, as sent (decision 17).
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum UsageEventInput {
+    Query(ActivityInput),
+    Update(ActivityInput),
+    Rerank(ActivityInput),
+    Embed(ActivityInput),
+    Size(SizeInput),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ActivityInput {
+    at: Option<i64>,
+    count: Option<u64>,
+    latency_ms: Option<f64>,
+    bytes: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SizeInput {
+    at: Option<i64>,
+    vector_count: u64,
+    data_size: u64,
+    pending: u64,
+}
+
+/// The body of `POST /admin/v1/search/{id}/usage`: a JSON array of usage events, all valid or
+/// none taken. `at` defaults to `now`, `count` to 1 (at least 1), `latency_ms` must be a finite
+/// number ≥ 0, `bytes` an integer ≥ 0; a size sample needs all three sizes.
+pub fn parse_index_usage(body: &[u8], now: i64) -> Result<Vec<IndexUsage>, String> {
+    let events: Vec<Value> = parse_json(body)?;
+    events
+        .into_iter()
+        .enumerate()
+        .map(|(index, value)| {
+            let event: UsageEventInput = serde_json::from_value(value).map_err(|e| {
+                format!(
+                    "event {index}: {e} (kinds: query, update, rerank, embed with optional at, count, latency_ms, bytes; size with vector_count, data_size, pending)"
+                )
+            })?;
+            let (activity, input) = match event {
+                UsageEventInput::Size(size) => {
+                    return Ok(IndexUsage::Size {
+                        at: size.at.unwrap_or(now),
+                        vector_count: size.vector_count,
+                        data_size: size.data_size,
+                        pending: size.pending,
+                    });
+                }
+                UsageEventInput::Query(input) => (IndexActivity::Query, input),
+                UsageEventInput::Update(input) => (IndexActivity::Update, input),
+                UsageEventInput::Rerank(input) => (IndexActivity::Rerank, input),
+                UsageEventInput::Embed(input) => (IndexActivity::Embed, input),
+            };
+            if input.count == Some(0) {
+                return Err(format!("event {index}: `count` must be at least 1"));
+            }
+            if let Some(latency) = input.latency_ms.filter(|ms| !ms.is_finite() || *ms < 0.0) {
+                return Err(format!(
+                    "event {index}: `latency_ms` must be a number of milliseconds ≥ 0, got {latency}"
+                ));
+            }
+            Ok(IndexUsage::Activity {
+                activity,
+                at: input.at.unwrap_or(now),
+                count: input.count.unwrap_or(1),
+                latency_ms: input.latency_ms,
+                bytes: input.bytes.unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
+async fn record_index_usage(
+    State(state): State<Arc<AdminState>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let now = now_ms();
+    let events = match parse_request(&headers, &body, |body| parse_index_usage(body, now)) {
+        Ok(events) => events,
+        Err(refused) => return refused.into_response(),
+    };
+    let recorded = events.len();
+    let index_id = id.clone();
+    match state
+        .service
+        .blocking(move |store| store.record_index_usage(&index_id, &events))
+        .await
+    {
+        Ok(true) => json(
+            StatusCode::CREATED,
+            &serde_json::json!({ "recorded": recorded }),
+        ),
+        Ok(false) => error(
+            StatusCode::NOT_FOUND,
+            format!("no search index with id `{id}`"),
+        ),
         Err(error) => store_error(error),
     }
 }

@@ -229,10 +229,22 @@ impl MessagingApi for Service {
         _: (),
         request: DeleteWorkflowDlqBulkRequest,
     ) -> DeleteWorkflowDlqBulkResponse {
+        // Decision 16: every parameter is validated before anything changes, the cursor too,
+        // even though decision 6 ignores it when ids are given.
+        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
+            Ok(after) => after,
+            Err(message) => return DeleteWorkflowDlqBulkResponse::BadRequest(error_body(message)),
+        };
+        let floor = self.retention_floor();
+        // The parser guarantees that a `dlqIds` key, however spelled, carries at least one
+        // non-empty id (decision 12), so an empty list here means the key was absent.
         if !request.dlq_ids.is_empty() {
             // Decision 6: with dlqIds every other filter (and the cursor) is ignored.
             let ids = request.dlq_ids;
-            return match self.blocking(move |store| store.delete_dlq_ids(&ids)).await {
+            return match self
+                .blocking(move |store| store.delete_dlq_ids(&ids, floor))
+                .await
+            {
                 Ok(deleted) => DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse {
                     deleted: deleted as i64,
                     cursor: None,
@@ -242,13 +254,8 @@ impl MessagingApi for Service {
                 }
             };
         }
-        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
-            Ok(after) => after,
-            Err(message) => return DeleteWorkflowDlqBulkResponse::BadRequest(error_body(message)),
-        };
         let limit = request.count as usize;
         let filter = dlq_filter!(request);
-        let floor = self.retention_floor();
         match self
             .blocking(move |store| {
                 store.delete_dlq_matching(&filter, after.as_deref(), limit, floor)
@@ -273,7 +280,11 @@ impl MessagingApi for Service {
         request: DeleteDlqMessageRequest,
     ) -> DeleteDlqMessageResponse {
         let id = request.dlq_id.clone();
-        match self.blocking(move |store| store.delete_dlq_one(&id)).await {
+        let floor = self.retention_floor();
+        match self
+            .blocking(move |store| store.delete_dlq_one(&id, floor))
+            .await
+        {
             Ok(true) => DeleteDlqMessageResponse::Ok,
             Ok(false) => DeleteDlqMessageResponse::NotFound(error_body(format!(
                 "no message with dlqId `{}` in the DLQ",
@@ -300,7 +311,11 @@ impl MessagingApi for Service {
         request: CancelWorkflowRunRequest,
     ) -> CancelWorkflowRunResponse {
         let id = request.workflow_run_id.clone();
-        match self.blocking(move |store| store.cancel_run(&id)).await {
+        let floor = self.retention_floor();
+        match self
+            .blocking(move |store| store.cancel_run(&id, floor))
+            .await
+        {
             Ok(true) => {
                 let now = now_ms();
                 self.usage.add("canceled", now, 1.0);
@@ -348,9 +363,7 @@ impl ManagementApi for Service {
                 let Some(mut index) = store.index(&id)? else {
                     return Ok(None);
                 };
-                let throughput = stats::Buckets::for_period(courier_models::StatsPeriod::X1h, now);
-                index.throughput_vector =
-                    throughput.series(store, &stats::index_metric(&id, "queries"))?;
+                index.throughput_vector = stats::index_throughput(store, &id, now)?;
                 Ok(Some(index))
             })
             .await;

@@ -51,9 +51,9 @@ async fn health() -> Response {
     courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
 }
 
-/// Meters every interface request: the account's rate limit (429 with `RateLimit-*` headers),
-/// the usage counters of the statistics (authenticated, admitted requests and their bytes), and
-/// a debug log line. Only the path is logged: the query may carry a `service_token`.
+/// Meters every interface request: the usage counters of the statistics (authenticated,
+/// admitted requests and their bytes) and a debug log line. Only the path is logged: the query
+/// may carry a `service_token`.
 async fn meter(
     axum::extract::State(service): axum::extract::State<Arc<Service>>,
     request: axum::extract::Request,
@@ -64,14 +64,7 @@ async fn meter(
     let path = request.uri().path().to_owned();
     let request_bytes = content_length(request.headers());
     let interface = path.starts_with("/v2/");
-    let limit = interface.then(|| service.rate_limit());
-    let mut response = match limit {
-        Some(decision) if !decision.allowed => too_many_requests(),
-        _ => next.run(request).await,
-    };
-    if let Some(decision) = limit {
-        rate_limit_headers(&mut response, &decision);
-    }
+    let response = next.run(request).await;
     let status = response.status();
     if interface && status != StatusCode::UNAUTHORIZED && status != StatusCode::TOO_MANY_REQUESTS {
         let now = now_ms();
@@ -87,6 +80,52 @@ async fn meter(
         }
     }
     tracing::debug!(%method, %path, status = status.as_u16(), micros = started.elapsed().as_micros() as u64, "request");
+    response
+}
+
+/// Which interface's credentials a route takes.
+#[derive(Clone, Copy)]
+enum Interface {
+    Messaging,
+    Management,
+}
+
+/// The rate limit, after the credentials (decision 16): a request whose credentials are
+/// missing or wrong goes on to the generated handler, which answers 401, and spends nothing of
+/// the account's limit; only an authenticated request is counted, and refused with 429 before
+/// its parameters are read. The handler checks the credentials again; a comparison costs
+/// nanoseconds and keeps the generated router the only place that decides the 401.
+async fn admit(
+    axum::extract::State((service, interface)): axum::extract::State<(Arc<Service>, Interface)>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    use courier_server::{ManagementApi, MessagingApi, auth, query::Query};
+    let query = Query::parse(request.uri().query().unwrap_or(""));
+    let authenticated = match interface {
+        Interface::Messaging => match auth::messaging_credentials(request.headers(), &query) {
+            Ok(credentials) => MessagingApi::authenticate(&*service, credentials)
+                .await
+                .is_ok(),
+            Err(_) => false,
+        },
+        Interface::Management => match auth::management_credentials(request.headers(), &query) {
+            Ok(credentials) => ManagementApi::authenticate(&*service, credentials)
+                .await
+                .is_ok(),
+            Err(_) => false,
+        },
+    };
+    if !authenticated {
+        return next.run(request).await;
+    }
+    let decision = service.rate_limit();
+    let mut response = if decision.allowed {
+        next.run(request).await
+    } else {
+        too_many_requests()
+    };
+    rate_limit_headers(&mut response, &decision);
     response
 }
 
@@ -122,12 +161,16 @@ fn content_length(headers: &axum::http::HeaderMap) -> u64 {
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
     let usage = axum::middleware::from_fn_with_state(service.clone(), meter);
+    let admitted =
+        |interface| axum::middleware::from_fn_with_state((service.clone(), interface), admit);
     let mut main = courier_server::messaging_router(service.clone())
+        .route_layer(admitted(Interface::Messaging))
         .route("/health", axum::routing::get(health));
     if let Some(token) = &config.admin_token {
         main = main.merge(crate::admin::router(service.clone(), token.clone()));
     }
-    let management = courier_server::management_router(service.clone());
+    let management = courier_server::management_router(service.clone())
+        .route_layer(admitted(Interface::Management));
     if config.management_listen.is_some() {
         let management = management.route("/health", axum::routing::get(health));
         (

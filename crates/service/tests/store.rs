@@ -28,6 +28,7 @@ fn reopening_keeps_everything_and_a_newer_schema_is_refused_clearly() {
         store
             .insert_dlq(&failed_runs(now_ms()), 1_000_000)
             .expect("insert")
+            .dlq_ids
     };
     let store = SqliteStore::open(&path).expect("reopen runs no migration twice");
     assert_eq!(

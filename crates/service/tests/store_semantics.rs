@@ -28,7 +28,10 @@ struct Fixture {
 impl Fixture {
     /// Inserts `entries` with no size limit; the ids they were stored under.
     fn insert(&self, entries: &[FailedWorkflowRun]) -> Vec<String> {
-        self.store.insert_dlq(entries, NO_LIMIT).expect("insert")
+        self.store
+            .insert_dlq(entries, NO_LIMIT)
+            .expect("insert")
+            .dlq_ids
     }
 }
 
@@ -159,7 +162,8 @@ fn a_fully_populated_entry_reads_back_field_for_field() {
     let stored = f
         .store
         .insert_dlq(std::slice::from_ref(&full), NO_LIMIT)
-        .expect("insert");
+        .expect("insert")
+        .dlq_ids;
     assert_eq!(stored, vec![full.dlq_id.clone()]);
     assert_eq!(
         f.store.get_dlq(&full.dlq_id, 0).expect("get"),
@@ -256,8 +260,8 @@ fn a_duplicate_dlq_id_is_invalid_names_it_and_stores_nothing() {
     assert_eq!(f.store.dlq_count(0).expect("count"), 1);
     assert_eq!(list_all(&f.store, &DlqFilter::default(), 10, 0), ["dup-1"]);
     // The runs of the refused batches were not registered either.
-    assert!(!f.store.cancel_run("wfr_b").expect("cancel"));
-    assert!(!f.store.cancel_run("wfr_c").expect("cancel"));
+    assert!(!f.store.cancel_run("wfr_b", 0).expect("cancel"));
+    assert!(!f.store.cancel_run("wfr_c", 0).expect("cancel"));
 }
 
 /// 240 entries whose attributes cycle through small sets, so every filter value matches some
@@ -580,6 +584,7 @@ fn keyset_pagination_returns_every_entry_once_in_order() {
         .store
         .insert_dlq(&batch, NO_LIMIT)
         .expect("insert")
+        .dlq_ids
         .into_iter()
         .collect();
     let mut pages = 0;
@@ -604,7 +609,7 @@ fn keyset_pagination_returns_every_entry_once_in_order() {
 
     // When the last page is exactly full, it still says there is no more.
     f.store
-        .delete_dlq_ids(&inserted.iter().take(50).cloned().collect::<Vec<_>>())
+        .delete_dlq_ids(&inserted.iter().take(50).cloned().collect::<Vec<_>>(), 0)
         .expect("delete");
     let mut after: Option<String> = None;
     let mut pages = 0;
@@ -650,7 +655,7 @@ fn pagination_between_inserts_and_deletes_never_repeats_or_skips_stable_entries(
         // Delete a volatile entry behind and one ahead of the cursor; add new ones both sides.
         let behind = format!("e{:05}-v", round * 40 + 5);
         let ahead = format!("e{:05}-v", 3995 - round * 40);
-        f.store.delete_dlq_ids(&[behind, ahead]).expect("delete");
+        f.store.delete_dlq_ids(&[behind, ahead], 0).expect("delete");
         f.insert(&[
             entry(&format!("e{:05}-n", round * 10 + 1), 1000, "wfr_new"),
             entry(&format!("e{:05}-n", 3999 - round * 10), 1000, "wfr_new"),
@@ -685,7 +690,7 @@ fn pagination_alongside_a_writer_thread_never_repeats_or_skips_stable_entries() 
                     .insert_dlq(&[entry(&id, 1000, "wfr_w")], NO_LIMIT)
                     .expect("insert");
                 if n % 2 == 1 {
-                    store.delete_dlq_one(&id).expect("delete");
+                    store.delete_dlq_one(&id, 0).expect("delete");
                 }
                 n += 1;
             }
@@ -752,13 +757,13 @@ fn delete_by_ids_skips_unknown_and_repeated_ids() {
     ]);
     let deleted = f
         .store
-        .delete_dlq_ids(&["a".into(), "zzz".into(), "a".into(), "c".into()])
+        .delete_dlq_ids(&["a".into(), "zzz".into(), "a".into(), "c".into()], 0)
         .expect("delete");
     assert_eq!(deleted, 2);
     assert_eq!(list_all(&f.store, &DlqFilter::default(), 10, 0), ["b"]);
-    assert_eq!(f.store.delete_dlq_ids(&[]).expect("delete"), 0);
-    assert!(f.store.delete_dlq_one("b").expect("delete"));
-    assert!(!f.store.delete_dlq_one("b").expect("delete again"));
+    assert_eq!(f.store.delete_dlq_ids(&[], 0).expect("delete"), 0);
+    assert!(f.store.delete_dlq_one("b", 0).expect("delete"));
+    assert!(!f.store.delete_dlq_one("b", 0).expect("delete again"));
     assert_eq!(f.store.dlq_count(0).expect("count"), 0);
 }
 
@@ -828,13 +833,13 @@ fn cancel_removes_the_run_and_all_its_entries_once() {
         entry("b1", 4, "wfr_b"),
         entry("b2", 5, "wfr_b"),
     ]);
-    assert!(f.store.cancel_run("wfr_a").expect("cancel"));
+    assert!(f.store.cancel_run("wfr_a", 0).expect("cancel"));
     assert_eq!(
         list_all(&f.store, &DlqFilter::default(), 10, 0),
         ["b1", "b2"]
     );
-    assert!(!f.store.cancel_run("wfr_a").expect("second cancel"));
-    assert!(!f.store.cancel_run("wfr_never").expect("unknown run"));
+    assert!(!f.store.cancel_run("wfr_a", 0).expect("second cancel"));
+    assert!(!f.store.cancel_run("wfr_never", 0).expect("unknown run"));
     // A run without DLQ entries can be cancelled too, once.
     f.store
         .insert_runs(&[ActiveRun {
@@ -843,13 +848,13 @@ fn cancel_removes_the_run_and_all_its_entries_once() {
             workflow_created_at: 10,
         }])
         .expect("runs");
-    assert!(f.store.cancel_run("wfr_live").expect("cancel"));
-    assert!(!f.store.cancel_run("wfr_live").expect("second cancel"));
+    assert!(f.store.cancel_run("wfr_live", 0).expect("cancel"));
+    assert!(!f.store.cancel_run("wfr_live", 0).expect("second cancel"));
     // Deleting a run's entries does not make the run uncancellable.
     f.store
-        .delete_dlq_ids(&["b1".into(), "b2".into()])
+        .delete_dlq_ids(&["b1".into(), "b2".into()], 0)
         .expect("delete");
-    assert!(f.store.cancel_run("wfr_b").expect("cancel"));
+    assert!(f.store.cancel_run("wfr_b", 0).expect("cancel"));
     assert_eq!(f.store.dlq_count(0).expect("count"), 0);
 }
 
@@ -1004,7 +1009,7 @@ fn everything_survives_closing_and_reopening() {
         store.get_dlq("v0001", 0).expect("get"),
         Some(entries[1].clone())
     );
-    assert!(store.cancel_run("wfr_live").expect("cancel"));
+    assert!(store.cancel_run("wfr_live", 0).expect("cancel"));
     assert_eq!(store.url_group("orders").expect("group"), Some(group));
     assert_eq!(
         store.index(&index.id.to_string()).expect("index"),
@@ -1029,7 +1034,7 @@ fn everything_survives_closing_and_reopening() {
         .insert_dlq(&[entry("", 9_000, "wfr_x")], NO_LIMIT)
         .expect("insert after reopen");
     assert_ne!(first, second);
-    assert!(!before.contains(&second[0]));
+    assert!(!before.contains(&second.dlq_ids[0]));
     assert_eq!(store.integrity_check().expect("check"), "ok");
 }
 

@@ -106,7 +106,8 @@ fn run(args: &Args) -> Result<(), String> {
             .insert_dlq(&entries(start..end, spread), account.max_dlq_size as u64)
             .map_err(|e| e.to_string())?;
         sample.extend(
-            ids.into_iter()
+            ids.dlq_ids
+                .into_iter()
                 .zip(start..end)
                 .filter(|(_, i)| i % every == 0)
                 .map(|(id, _)| id),

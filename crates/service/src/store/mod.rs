@@ -62,6 +62,71 @@ pub struct Page {
     pub next_after: Option<String>,
 }
 
+/// What kind of index activity a usage event records (decision 17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IndexActivity {
+    Query,
+    Update,
+    Rerank,
+    Embed,
+}
+
+impl IndexActivity {
+    pub const ALL: [IndexActivity; 4] = [
+        IndexActivity::Query,
+        IndexActivity::Update,
+        IndexActivity::Rerank,
+        IndexActivity::Embed,
+    ];
+
+    /// The `kind` of the admin API and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexActivity::Query => "query",
+            IndexActivity::Update => "update",
+            IndexActivity::Rerank => "rerank",
+            IndexActivity::Embed => "embed",
+        }
+    }
+}
+
+/// One recorded usage event of a search index, the only source of its statistics (decision 17).
+#[derive(Clone, Debug, PartialEq)]
+pub enum IndexUsage {
+    /// `count` requests of one kind; `latency_ms` is the latency of each of them.
+    Activity {
+        activity: IndexActivity,
+        at: i64,
+        count: u64,
+        latency_ms: Option<f64>,
+        bytes: u64,
+    },
+    /// The index's size at `at`.
+    Size {
+        at: i64,
+        vector_count: u64,
+        data_size: u64,
+        pending: u64,
+    },
+}
+
+impl IndexUsage {
+    pub fn at(&self) -> i64 {
+        match self {
+            IndexUsage::Activity { at, .. } | IndexUsage::Size { at, .. } => *at,
+        }
+    }
+}
+
+/// What [`Store::insert_dlq`] stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inserted {
+    /// The ids of the entries, in input order.
+    pub dlq_ids: Vec<String>,
+    /// Runs registered for the first time (a statistics `run_started` each).
+    pub new_runs: u64,
+}
+
 /// A workflow run that can be cancelled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ActiveRun {
@@ -93,12 +158,13 @@ pub trait Store: Send + Sync + 'static {
 
     /// Adds entries in one transaction. An empty `dlq_id` gets `<createdAt>-<seq>`; a duplicate
     /// id stores nothing. Each entry also registers its run. Past `max_dlq_size` entries, the
-    /// oldest are evicted in the same transaction. Returns the ids in input order.
+    /// oldest are evicted in the same transaction. Returns the ids in input order and how many
+    /// runs were registered for the first time.
     fn insert_dlq(
         &self,
         entries: &[FailedWorkflowRun],
         max_dlq_size: u64,
-    ) -> Result<Vec<String>, StoreError>;
+    ) -> Result<Inserted, StoreError>;
     /// One entry, unless it is missing or created before `min_created_at` (retention).
     fn get_dlq(
         &self,
@@ -113,8 +179,9 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
         min_created_at: i64,
     ) -> Result<Page, StoreError>;
-    /// Deletes these ids (unknown ones skipped) in one transaction; returns how many went.
-    fn delete_dlq_ids(&self, ids: &[String]) -> Result<u64, StoreError>;
+    /// Deletes these ids (unknown ones, and ones created before `min_created_at`, skipped) in one
+    /// transaction; returns how many went.
+    fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError>;
     /// Deletes up to `limit` matching entries after `after` in one transaction; returns the
     /// count and, when more may match, the last id deleted.
     fn delete_dlq_matching(
@@ -124,17 +191,19 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
         min_created_at: i64,
     ) -> Result<(u64, Option<String>), StoreError>;
-    /// Deletes one entry; false when there was none.
-    fn delete_dlq_one(&self, dlq_id: &str) -> Result<bool, StoreError>;
+    /// Deletes one entry; false when there was none created at or after `min_created_at`.
+    fn delete_dlq_one(&self, dlq_id: &str, min_created_at: i64) -> Result<bool, StoreError>;
     /// Entries created at or after `min_created_at`.
     fn dlq_count(&self, min_created_at: i64) -> Result<u64, StoreError>;
-    /// Physically removes entries created before `min_created_at`.
+    /// Physically removes entries created before `min_created_at`, and the runs that entered
+    /// the DLQ and have no entry left.
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError>;
 
-    /// Registers runs (existing ones are kept).
-    fn insert_runs(&self, runs: &[ActiveRun]) -> Result<(), StoreError>;
-    /// Removes a run and every DLQ entry of it; false when no such run exists.
-    fn cancel_run(&self, workflow_run_id: &str) -> Result<bool, StoreError>;
+    /// Registers runs (existing ones are kept); returns how many were new.
+    fn insert_runs(&self, runs: &[ActiveRun]) -> Result<u64, StoreError>;
+    /// Removes a run and every DLQ entry of it; false when no such run exists, or when every
+    /// entry it has was created before `min_created_at` (past retention, so already gone).
+    fn cancel_run(&self, workflow_run_id: &str, min_created_at: i64) -> Result<bool, StoreError>;
 
     /// Creates or replaces a URL group, keeping `createdAt` on replace.
     fn put_url_group(
@@ -147,6 +216,18 @@ pub trait Store: Send + Sync + 'static {
 
     fn put_index(&self, index: &SearchIndex) -> Result<(), StoreError>;
     fn index(&self, id: &str) -> Result<Option<SearchIndex>, StoreError>;
+    /// Records usage events of an index in one transaction; false (nothing stored) when there
+    /// is no such index.
+    fn record_index_usage(&self, index_id: &str, events: &[IndexUsage])
+    -> Result<bool, StoreError>;
+    /// The usage events of an index with `from_ms <= at <= to_ms`, in time order, preceded by
+    /// the last size sample before `from_ms` (if any), from which sizes carry forward.
+    fn index_usage_between(
+        &self,
+        index_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<IndexUsage>, StoreError>;
 
     /// Adds `(metric, minute_ms, amount)` counters in one transaction.
     fn add_usage_batch(&self, counters: &[(String, i64, f64)]) -> Result<(), StoreError>;

@@ -4,7 +4,7 @@
 //! listing never parses more rows than it returns. Readers run on their own connections, which
 //! WAL lets proceed while a write transaction is open.
 
-use super::{ActiveRun, DlqFilter, Page, Store, StoreError};
+use super::{ActiveRun, DlqFilter, IndexActivity, IndexUsage, Inserted, Page, Store, StoreError};
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
 };
@@ -60,7 +60,27 @@ const MIGRATIONS: &[&str] = &[
          value REAL NOT NULL,
          PRIMARY KEY (metric, minute)
      ) WITHOUT ROWID;",
+    // 2: usage events of search indexes (decision 17), one row per recorded event; `kind` is
+    // query, update, rerank, embed or size.
+    "CREATE TABLE index_usage (
+         index_id TEXT NOT NULL,
+         at INTEGER NOT NULL,
+         kind TEXT NOT NULL,
+         count INTEGER NOT NULL DEFAULT 1,
+         latency_ms REAL,
+         bytes INTEGER NOT NULL DEFAULT 0,
+         vector_count INTEGER,
+         data_size INTEGER,
+         pending INTEGER
+     );
+     CREATE INDEX index_usage_by_time ON index_usage (index_id, at);
+     CREATE INDEX index_usage_sizes ON index_usage (index_id, kind, at);",
 ];
+
+/// Removes the runs that entered the DLQ and have no entry left at or after `?1` (retention).
+const EXPIRED_RUNS_DELETE: &str = "DELETE FROM runs WHERE workflow_run_id IN (
+         SELECT workflow_run_id FROM dlq WHERE created_at < ?1
+         EXCEPT SELECT workflow_run_id FROM dlq WHERE created_at >= ?1)";
 
 /// Reader connections kept open; more concurrent readers wait for one.
 const READERS: usize = 4;
@@ -507,11 +527,12 @@ impl Store for SqliteStore {
         &self,
         entries: &[FailedWorkflowRun],
         max_dlq_size: u64,
-    ) -> Result<Vec<String>, StoreError> {
+    ) -> Result<Inserted, StoreError> {
         self.write(|t| {
             let generated = entries.iter().filter(|e| e.dlq_id.is_empty()).count() as u64;
             let mut sequence = next_sequence(t, generated)?;
             let mut ids = Vec::with_capacity(entries.len());
+            let mut new_runs = 0;
             let mut insert = t
                 .prepare_cached(
                     "INSERT INTO dlq (dlq_id, created_at, workflow_url, workflow_run_id, workflow_created_at,
@@ -551,7 +572,7 @@ impl Store for SqliteStore {
                 for name in labels_of(&entry) {
                     label.execute(params![name, entry.dlq_id]).map_err(internal)?;
                 }
-                run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at]).map_err(internal)?;
+                new_runs += run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at]).map_err(internal)? as u64;
                 ids.push(entry.dlq_id);
             }
             let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0)).map_err(internal)?;
@@ -563,7 +584,7 @@ impl Store for SqliteStore {
                 )
                 .map_err(internal)?;
             }
-            Ok(ids)
+            Ok(Inserted { dlq_ids: ids, new_runs })
         })
     }
 
@@ -611,14 +632,17 @@ impl Store for SqliteStore {
         })
     }
 
-    fn delete_dlq_ids(&self, ids: &[String]) -> Result<u64, StoreError> {
+    fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError> {
         self.write(|t| {
+            // Entries past retention are already gone (decision 13): not deleted, not counted.
             let mut delete = t
-                .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")
+                .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
                 .map_err(internal)?;
             let mut deleted = 0;
             for id in ids.iter().collect::<BTreeSet<_>>() {
-                deleted += delete.execute(params![id]).map_err(internal)? as u64;
+                deleted += delete
+                    .execute(params![id, min_created_at])
+                    .map_err(internal)? as u64;
             }
             Ok(deleted)
         })
@@ -648,13 +672,14 @@ impl Store for SqliteStore {
         })
     }
 
-    fn delete_dlq_one(&self, dlq_id: &str) -> Result<bool, StoreError> {
+    fn delete_dlq_one(&self, dlq_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
         self.write(|t| {
-            Ok(
-                t.execute("DELETE FROM dlq WHERE dlq_id = ?1", params![dlq_id])
-                    .map_err(internal)?
-                    > 0,
+            Ok(t.execute(
+                "DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2",
+                params![dlq_id, min_created_at],
             )
+            .map_err(internal)?
+                > 0)
         })
     }
 
@@ -671,6 +696,10 @@ impl Store for SqliteStore {
 
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError> {
         self.write(|t| {
+            // A run that entered the DLQ and has no entry left within retention is gone with
+            // its entries (decision 13), so cancel answers the same before and after a purge.
+            t.execute(EXPIRED_RUNS_DELETE, params![min_created_at])
+                .map_err(internal)?;
             Ok(t.execute(
                 "DELETE FROM dlq WHERE created_at < ?1",
                 params![min_created_at],
@@ -679,7 +708,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn insert_runs(&self, runs: &[ActiveRun]) -> Result<(), StoreError> {
+    fn insert_runs(&self, runs: &[ActiveRun]) -> Result<u64, StoreError> {
         self.write(|t| {
             let mut insert = t
                 .prepare_cached(
@@ -687,28 +716,38 @@ impl Store for SqliteStore {
                      ON CONFLICT (workflow_run_id) DO NOTHING",
                 )
                 .map_err(internal)?;
+            let mut registered = 0;
             for run in runs {
-                insert.execute(params![run.workflow_run_id, run.workflow_url, run.workflow_created_at]).map_err(internal)?;
+                registered += insert.execute(params![run.workflow_run_id, run.workflow_url, run.workflow_created_at]).map_err(internal)? as u64;
             }
-            Ok(())
+            Ok(registered)
         })
     }
 
-    fn cancel_run(&self, workflow_run_id: &str) -> Result<bool, StoreError> {
+    fn cancel_run(&self, workflow_run_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
         self.write(|t| {
+            let (live, expired): (u64, u64) = t
+                .query_row(
+                    "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
+                     FROM dlq WHERE workflow_run_id = ?1",
+                    params![workflow_run_id, min_created_at],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(internal)?;
             let runs = t
                 .execute(
                     "DELETE FROM runs WHERE workflow_run_id = ?1",
                     params![workflow_run_id],
                 )
                 .map_err(internal)?;
-            let entries = t
-                .execute(
-                    "DELETE FROM dlq WHERE workflow_run_id = ?1",
-                    params![workflow_run_id],
-                )
-                .map_err(internal)?;
-            Ok(runs + entries > 0)
+            t.execute(
+                "DELETE FROM dlq WHERE workflow_run_id = ?1",
+                params![workflow_run_id],
+            )
+            .map_err(internal)?;
+            // A run whose only entries are past retention is gone already (decision 13): what
+            // is left of it is removed as the purge would, and the caller hears 404.
+            Ok(live > 0 || (runs > 0 && expired == 0))
         })
     }
 
@@ -775,6 +814,103 @@ impl Store for SqliteStore {
                 .optional()
                 .map_err(internal)?;
             record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn record_index_usage(
+        &self,
+        index_id: &str,
+        events: &[IndexUsage],
+    ) -> Result<bool, StoreError> {
+        let index_id = index_id.to_ascii_lowercase();
+        self.write(|t| {
+            let known = t
+                .query_row(
+                    "SELECT 1 FROM search_indexes WHERE id = ?1",
+                    params![index_id],
+                    |_| Ok(()),
+                )
+                .optional()
+                .map_err(internal)?
+                .is_some();
+            if !known {
+                return Ok(false);
+            }
+            let mut insert = t
+                .prepare_cached(
+                    "INSERT INTO index_usage (index_id, at, kind, count, latency_ms, bytes, vector_count, data_size, pending)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .map_err(internal)?;
+            for event in events {
+                match event {
+                    IndexUsage::Activity { activity, at, count, latency_ms, bytes } => insert.execute(params![
+                        index_id, at, activity.as_str(), count, latency_ms, bytes, None::<u64>, None::<u64>, None::<u64>
+                    ]),
+                    IndexUsage::Size { at, vector_count, data_size, pending } => insert.execute(params![
+                        index_id, at, "size", 1, None::<f64>, 0, vector_count, data_size, pending
+                    ]),
+                }
+                .map_err(internal)?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn index_usage_between(
+        &self,
+        index_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<IndexUsage>, StoreError> {
+        let index_id = index_id.to_ascii_lowercase();
+        self.read(|c| {
+            let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Option<IndexUsage>> {
+                let at: i64 = r.get(0)?;
+                let kind: String = r.get(1)?;
+                let activity = IndexActivity::ALL.into_iter().find(|a| a.as_str() == kind);
+                Ok(match activity {
+                    Some(activity) => Some(IndexUsage::Activity {
+                        activity,
+                        at,
+                        count: r.get(2)?,
+                        latency_ms: r.get(3)?,
+                        bytes: r.get(4)?,
+                    }),
+                    None if kind == "size" => Some(IndexUsage::Size {
+                        at,
+                        vector_count: r.get(5)?,
+                        data_size: r.get(6)?,
+                        pending: r.get(7)?,
+                    }),
+                    None => None,
+                })
+            };
+            const COLUMNS: &str =
+                "at, kind, count, latency_ms, bytes, vector_count, data_size, pending";
+            let mut events: Vec<IndexUsage> = c
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM index_usage WHERE index_id = ?1 AND kind = 'size' AND at < ?2
+                     ORDER BY at DESC, rowid DESC LIMIT 1"
+                ))
+                .and_then(|mut s| s.query_row(params![index_id, from_ms], row).optional())
+                .map_err(internal)?
+                .flatten()
+                .into_iter()
+                .collect();
+            let mut statement = c
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM index_usage WHERE index_id = ?1 AND at BETWEEN ?2 AND ?3
+                     ORDER BY at, rowid"
+                ))
+                .map_err(internal)?;
+            let rows = statement
+                .query_map(params![index_id, from_ms, to_ms], row)
+                .map_err(internal)?;
+            for event in rows {
+                events.extend(event.map_err(internal)?);
+            }
+            Ok(events)
         })
     }
 
