@@ -3,8 +3,7 @@
 //! spec with a compatible type. Messages name the section, the component and the field.
 
 use crate::interface::{
-    ErrorDoc, Field, InterfaceType, OperationDoc, ShapeSection, parse_errors, parse_operations,
-    parse_shapes, parse_states,
+    ErrorDoc, Field, InterfaceFacts, InterfaceType, OperationDoc, ShapeSection,
 };
 use crate::spec::{Operation, component_schemas, deref, operations, ref_name};
 use serde_json::Value;
@@ -35,37 +34,24 @@ pub const STATE_COMPONENT: &str = "FailureFunctionState";
 /// body of section 2.4").
 pub const ERROR_SECTION: &str = "2.4";
 
-/// Every check of this module against the interface text `md`.
+/// Every check of this module against the interface document's text `md`.
 pub fn check_interface(spec: &Value, md: &str) -> Result<(), String> {
-    let mut errors = Vec::new();
-    let mut collect = |result: Result<(), String>| {
-        if let Err(e) = result {
-            errors.push(e);
-        }
-    };
-    match parse_shapes(md) {
-        Ok(shapes) => collect(check_shapes(spec, &shapes, SECTION_COMPONENTS)),
-        Err(e) => collect(Err(e)),
-    }
-    match parse_operations(md) {
-        Ok(ops) => {
-            collect(check_operations(spec, &ops));
-            match parse_errors(md) {
-                Ok(rows) => collect(check_errors(spec, &ops, &rows)),
-                Err(e) => collect(Err(e)),
-            }
-        }
-        Err(e) => collect(Err(e)),
-    }
-    match parse_states(md) {
-        Ok(states) => collect(check_states(spec, &states)),
-        Err(e) => collect(Err(e)),
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors.join("\n"))
-    }
+    check_facts(spec, &InterfaceFacts::parse(md)?)
+}
+
+/// Holds the spec to the facts of the interface (the committed `interface-facts.json`, or a
+/// document's parse); every violation is named.
+pub fn check_facts(spec: &Value, facts: &InterfaceFacts) -> Result<(), String> {
+    let errors: Vec<String> = [
+        check_shapes(spec, &facts.shapes, SECTION_COMPONENTS),
+        check_operations(spec, &facts.operations),
+        check_errors(spec, &facts.operations, &facts.errors),
+        check_states(spec, &facts.states),
+    ]
+    .into_iter()
+    .filter_map(Result::err)
+    .collect();
+    finish(errors)
 }
 
 fn finish(errors: Vec<String>) -> Result<(), String> {

@@ -15,8 +15,47 @@
 
 use std::collections::BTreeSet;
 
+/// Everything the conformance tests take from the interface document, as one value. It is
+/// committed as `interface-facts.json`, so the tests stand on the repository alone; where the
+/// document is present, a test checks that the committed facts are still what it says.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InterfaceFacts {
+    /// Part 2: the field lists of every shape.
+    pub shapes: Vec<ShapeSection>,
+    /// Part 4: every operation with its parameters.
+    pub operations: Vec<OperationDoc>,
+    /// Part 7: the error table.
+    pub errors: Vec<ErrorDoc>,
+    /// Part 3: the failure function states.
+    pub states: BTreeSet<String>,
+}
+
+impl InterfaceFacts {
+    /// Reads every fact from the interface document.
+    pub fn parse(md: &str) -> Result<InterfaceFacts, String> {
+        Ok(InterfaceFacts {
+            shapes: parse_shapes(md)?,
+            operations: parse_operations(md)?,
+            errors: parse_errors(md)?,
+            states: parse_states(md)?,
+        })
+    }
+
+    /// The committed facts, as `interface-facts.json` holds them.
+    pub fn from_json(text: &str) -> Result<InterfaceFacts, String> {
+        serde_json::from_str(text).map_err(|e| format!("interface-facts.json does not parse: {e}"))
+    }
+
+    /// The committed form: pretty JSON with a trailing newline, stable for diffs.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("facts serialise");
+        text.push('\n');
+        text
+    }
+}
+
 /// A field the interface lists.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     /// Wire name.
     pub name: String,
@@ -29,7 +68,7 @@ pub struct Field {
 }
 
 /// One list of fields: a shape, or a nested object of the shape before it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FieldGroup {
     /// For a nested object ("failureCallbackInfo fields: ..."), the property of the section's
     /// shape that holds it.
@@ -39,7 +78,7 @@ pub struct FieldGroup {
 }
 
 /// A section of part 2.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ShapeSection {
     /// `2.1` etc.
     pub number: String,
@@ -50,7 +89,7 @@ pub struct ShapeSection {
 }
 
 /// An operation of part 4.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OperationDoc {
     /// `4.1` etc.
     pub number: String,
@@ -70,7 +109,7 @@ pub struct OperationDoc {
 }
 
 /// A row of the part 7 error table.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorDoc {
     /// Section number of the operation (`4.1`).
     pub operation: String,

@@ -1,13 +1,54 @@
 //! Where the conformance tests find the spec, the interface document and their own files.
 //!
-//! The spec lives in this repository (`spec/openapi.yaml`). The interface document is not part
-//! of it: the repository is cloned with `shared/` beside it, so `shared/interface.md` sits two
-//! levels above the workspace root. `COURIER_INTERFACE_MD` overrides that location.
+//! The spec lives in this repository (`spec/openapi.yaml`), and so do the facts of the interface
+//! the tests hold it to (`interface-facts.json`, written from the interface document). The
+//! document itself is not part of the repository: CI clones it with `shared/` beside it, so
+//! `shared/interface.md` sits two levels above the workspace root (`COURIER_INTERFACE_MD`
+//! overrides that location). Where it is present, one test checks the committed facts against
+//! it; a user's clone without it skips that test with a printed reason, and CI, which sets
+//! `COURIER_REQUIRE_INTERFACE=1`, fails instead.
 
 use std::path::{Path, PathBuf};
 
 /// Environment variable that names the interface document explicitly.
 pub const INTERFACE_ENV: &str = "COURIER_INTERFACE_MD";
+
+/// Set (to anything but empty or `0`) where the interface document must be found: CI.
+pub const REQUIRE_INTERFACE_ENV: &str = "COURIER_REQUIRE_INTERFACE";
+
+/// Set to rewrite `interface-facts.json` from the interface document instead of comparing.
+pub const BLESS_FACTS_ENV: &str = "COURIER_BLESS_INTERFACE_FACTS";
+
+/// The committed facts of the interface document.
+pub fn facts_path() -> PathBuf {
+    manifest_dir().join("interface-facts.json")
+}
+
+/// The committed facts of the interface, which every conformance test reads.
+pub fn committed_facts() -> crate::interface::InterfaceFacts {
+    crate::interface::InterfaceFacts::from_json(&read(&facts_path()))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The interface document's text when it can be found. When it cannot: a panic if
+/// [`REQUIRE_INTERFACE_ENV`] is set, otherwise `None` after printing why (the caller skips).
+pub fn interface_document() -> Option<String> {
+    match interface_path() {
+        Ok(path) => Some(read(&path)),
+        Err(message) => {
+            let required = std::env::var(REQUIRE_INTERFACE_ENV)
+                .is_ok_and(|value| !value.is_empty() && value != "0");
+            if required {
+                panic!("{REQUIRE_INTERFACE_ENV} is set: {message}");
+            }
+            eprintln!(
+                "skipped: {message}
+(the other conformance tests use the committed interface-facts.json)"
+            );
+            None
+        }
+    }
+}
 
 /// The directory of this crate.
 pub fn manifest_dir() -> &'static Path {
@@ -70,31 +111,4 @@ pub fn first_existing(candidates: &[PathBuf]) -> Result<PathBuf, String> {
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path)
         .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()))
-}
-
-/// Reads the interface document, panicking with [`interface_path`]'s message when it is absent.
-pub fn read_interface() -> String {
-    match interface_path() {
-        Ok(path) => read(&path),
-        Err(message) => panic!("{message}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_missing_interface_is_reported_with_every_place_tried() {
-        let nowhere = [
-            manifest_dir().join("no-such-dir/interface.md"),
-            manifest_dir().join("also-absent.md"),
-        ];
-        let message = first_existing(&nowhere).unwrap_err();
-        assert!(message.contains(INTERFACE_ENV), "{message}");
-        assert!(message.contains("no-such-dir/interface.md"), "{message}");
-        assert!(message.contains("also-absent.md"), "{message}");
-        let spec = [manifest_dir().join("absent.md"), spec_path()];
-        assert_eq!(first_existing(&spec).unwrap(), spec_path());
-    }
 }

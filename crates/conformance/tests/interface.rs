@@ -1,11 +1,16 @@
-//! The interface document (`shared/interface.md`) held to the spec: the field lists of part 2,
-//! the operations and parameters of part 4, the states of part 3 and the error statuses of
-//! part 7 are parsed from the document and must all be in the spec. Removing or retyping any of
-//! them in the spec fails with a message that names it.
+//! The interface held to the spec: the field lists of part 2, the operations and parameters of
+//! part 4, the states of part 3 and the error statuses of part 7 must all be in the spec.
+//! Removing or retyping any of them in the spec fails with a message that names it.
+//!
+//! The facts come from the committed `interface-facts.json`, so these tests need nothing beside
+//! the repository. The first test checks that file against the interface document
+//! (`shared/interface.md`) where the document is present, so the two cannot drift.
 
-use courier_conformance::contract::{SECTION_COMPONENTS, check_interface};
-use courier_conformance::interface::{parse_errors, parse_operations, parse_shapes, parse_states};
-use courier_conformance::paths::{read_interface, spec_path};
+use courier_conformance::contract::{SECTION_COMPONENTS, check_facts, check_interface};
+use courier_conformance::interface::{Field, InterfaceFacts};
+use courier_conformance::paths::{
+    BLESS_FACTS_ENV, committed_facts, facts_path, interface_document, spec_path,
+};
 use courier_conformance::spec::{deref, load_spec};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -14,24 +19,46 @@ fn spec() -> Value {
     load_spec(&spec_path()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn failure_after(md: &str, mutate: impl FnOnce(&mut Value)) -> String {
+fn failure_after(facts: &InterfaceFacts, mutate: impl FnOnce(&mut Value)) -> String {
     let mut spec = spec();
     mutate(&mut spec);
-    check_interface(&spec, md)
+    check_facts(&spec, facts)
         .err()
         .unwrap_or_else(|| panic!("the mutated spec still satisfies the interface"))
 }
 
+/// The committed facts are exactly what the interface document says. Skipped, with the reason
+/// printed, where the document is not beside the repository (CI makes it mandatory).
+#[test]
+fn the_committed_facts_are_what_the_interface_document_says() {
+    let Some(md) = interface_document() else {
+        return;
+    };
+    let parsed = InterfaceFacts::parse(&md).unwrap_or_else(|e| panic!("{e}"));
+    if std::env::var_os(BLESS_FACTS_ENV).is_some() {
+        std::fs::write(facts_path(), parsed.to_json()).expect("write interface-facts.json");
+        return;
+    }
+    assert!(
+        parsed == committed_facts(),
+        "interface-facts.json differs from the interface document; review the document's \
+         change, then rewrite the file with `{BLESS_FACTS_ENV}=1 cargo test -p \
+         courier-conformance --test interface` and read its diff"
+    );
+    // The document's own text passes the checks too (parser, file and checks agree).
+    check_interface(&spec(), &md).unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn the_spec_carries_everything_the_interface_lists() {
-    if let Err(message) = check_interface(&spec(), &read_interface()) {
+    if let Err(message) = check_facts(&spec(), &committed_facts()) {
         panic!("the spec does not carry the interface:\n{message}");
     }
 }
 
 #[test]
 fn every_section_of_part_2_yields_fields() {
-    let shapes = parse_shapes(&read_interface()).unwrap();
+    let shapes = committed_facts().shapes;
     let numbers: BTreeSet<&str> = shapes.iter().map(|s| s.number.as_str()).collect();
     let mapped: BTreeSet<&str> = SECTION_COMPONENTS.iter().map(|(n, _)| *n).collect();
     assert_eq!(
@@ -76,22 +103,18 @@ fn every_section_of_part_2_yields_fields() {
 
 #[test]
 fn every_operation_of_part_4_and_error_of_part_7_is_read() {
-    let md = read_interface();
-    let ops = parse_operations(&md).unwrap();
+    let facts = committed_facts();
+    let ops = &facts.operations;
     let numbers: Vec<&str> = ops.iter().map(|o| o.number.as_str()).collect();
-    let part4_headings = md.lines().filter(|l| l.starts_with("### 4.")).count();
-    assert_eq!(
-        numbers.len(),
-        part4_headings,
-        "one operation per section of part 4: {numbers:?}"
-    );
+    let consecutive: Vec<String> = (1..=ops.len()).map(|n| format!("4.{n}")).collect();
+    assert_eq!(numbers, consecutive, "one operation per section of part 4");
     assert!(
         ops.iter().any(|o| !o.table_params.is_empty()),
         "no parameter tables read"
     );
-    let errors = parse_errors(&md).unwrap();
+    let errors = &facts.errors;
     assert!(!errors.is_empty());
-    for row in &errors {
+    for row in errors {
         assert!(
             numbers.contains(&row.operation.as_str()),
             "part 7 row {row:?} names no operation"
@@ -101,17 +124,17 @@ fn every_operation_of_part_4_and_error_of_part_7_is_read() {
             "part 7 row {row:?} has no status code"
         );
     }
-    assert!(!parse_states(&md).unwrap().is_empty());
+    assert!(!facts.states.is_empty());
 }
 
 /// Dropping any field of part 2 from its component, or retyping it, fails and names it.
 #[test]
 fn every_interface_field_is_guarded() {
-    let md = read_interface();
+    let facts = committed_facts();
     let original = spec();
-    let shapes = parse_shapes(&md).unwrap();
+    let shapes = &facts.shapes;
     let mut checked = 0;
-    for shape in &shapes {
+    for shape in shapes {
         let components = SECTION_COMPONENTS
             .iter()
             .find(|(n, _)| *n == shape.number)
@@ -147,7 +170,7 @@ fn every_interface_field_is_guarded() {
                     "boolean"
                 };
                 let name = field.name.clone();
-                let dropped = failure_after(&md, |s| {
+                let dropped = failure_after(&facts, |s| {
                     s.pointer_mut(&format!("{holder}/properties"))
                         .unwrap()
                         .as_object_mut()
@@ -161,7 +184,7 @@ fn every_interface_field_is_guarded() {
                     "{} {name} dropped: {dropped}",
                     shape.number
                 );
-                let retyped = failure_after(&md, |s| {
+                let retyped = failure_after(&facts, |s| {
                     s.pointer_mut(&format!("{holder}/properties")).unwrap()[&name] =
                         json!({"type": other});
                 });
@@ -179,8 +202,8 @@ fn every_interface_field_is_guarded() {
 
 #[test]
 fn a_required_field_made_optional_is_caught() {
-    let md = read_interface();
-    let message = failure_after(&md, |s| {
+    let facts = committed_facts();
+    let message = failure_after(&facts, |s| {
         s["components"]["schemas"]["ErrorBody"]["required"] = json!([]);
     });
     assert!(
@@ -191,8 +214,8 @@ fn a_required_field_made_optional_is_caught() {
 
 #[test]
 fn an_enum_value_dropped_from_the_spec_is_caught() {
-    let md = read_interface();
-    let message = failure_after(&md, |s| {
+    let facts = committed_facts();
+    let message = failure_after(&facts, |s| {
         s["components"]["schemas"]["ReservedPlanType"]["enum"] =
             json!(["", "paid", "svc_enterprise_1m"]);
     });
@@ -200,7 +223,7 @@ fn an_enum_value_dropped_from_the_spec_is_caught() {
         message.contains("2.9 MessagingAccount.reserved_type: enum value \"svc_enterprise_10m\""),
         "{message}"
     );
-    let message = failure_after(&md, |s| {
+    let message = failure_after(&facts, |s| {
         s["components"]["schemas"]["FailureFunctionState"]["enum"] =
             json!(["CALLBACK_INPROGRESS", "CALLBACK_SUCCESS", "CALLBACK_FAIL"]);
     });
@@ -214,19 +237,19 @@ fn an_enum_value_dropped_from_the_spec_is_caught() {
 /// spec fails and names it.
 #[test]
 fn every_operation_parameter_and_error_status_is_guarded() {
-    let md = read_interface();
+    let facts = committed_facts();
     let original = spec();
-    let ops = parse_operations(&md).unwrap();
+    let ops = &facts.operations;
     let item_pointer =
         |path: &str| format!("/paths/{}", path.replace('~', "~0").replace('/', "~1"));
     let op_pointer = |path: &str, method: &str| {
         format!("{}/{}", item_pointer(path), method.to_ascii_lowercase())
     };
     let mut checked = 0;
-    for op in &ops {
+    for op in ops {
         let pointer = op_pointer(&op.path, &op.method);
         assert!(original.pointer(&pointer).is_some(), "{pointer} missing");
-        let message = failure_after(&md, |s| {
+        let message = failure_after(&facts, |s| {
             let item = s.pointer_mut(&item_pointer(&op.path)).unwrap();
             item.as_object_mut()
                 .unwrap()
@@ -255,7 +278,7 @@ fn every_operation_parameter_and_error_status_is_guarded() {
         );
         named.extend(op.prose_params.iter().cloned());
         for (location, name) in named {
-            let message = failure_after(&md, |s| {
+            let message = failure_after(&facts, |s| {
                 let resolved = original.clone();
                 let params = s
                     .pointer_mut(&format!("{pointer}/parameters"))
@@ -287,10 +310,10 @@ fn every_operation_parameter_and_error_status_is_guarded() {
             checked += 1;
         }
     }
-    for row in parse_errors(&md).unwrap() {
+    for row in &facts.errors {
         let op = ops.iter().find(|o| o.number == row.operation).unwrap();
         let pointer = op_pointer(&op.path, &op.method);
-        let message = failure_after(&md, |s| {
+        let message = failure_after(&facts, |s| {
             s.pointer_mut(&format!("{pointer}/responses"))
                 .unwrap()
                 .as_object_mut()
@@ -304,7 +327,7 @@ fn every_operation_parameter_and_error_status_is_guarded() {
             )),
             "{message}"
         );
-        let message = failure_after(&md, |s| {
+        let message = failure_after(&facts, |s| {
             s.pointer_mut(&format!("{pointer}/responses")).unwrap()[&row.status] = json!({"description": "x", "content": {"application/json": {"schema": {"type": "string"}}}});
         });
         assert!(
@@ -318,8 +341,8 @@ fn every_operation_parameter_and_error_status_is_guarded() {
 
 #[test]
 fn a_parameter_with_a_different_type_or_maximum_is_caught() {
-    let md = read_interface();
-    let message = failure_after(&md, |s| {
+    let facts = committed_facts();
+    let message = failure_after(&facts, |s| {
         s["components"]["parameters"]["ListCount"]["schema"]["maximum"] = json!(1000);
     });
     assert!(
@@ -328,7 +351,7 @@ fn a_parameter_with_a_different_type_or_maximum_is_caught() {
         ),
         "{message}"
     );
-    let message = failure_after(&md, |s| {
+    let message = failure_after(&facts, |s| {
         s["components"]["parameters"]["FromDate"]["schema"] = json!({"type": "string"});
     });
     assert!(
@@ -337,12 +360,71 @@ fn a_parameter_with_a_different_type_or_maximum_is_caught() {
     );
 }
 
-/// The field lists come from the document: a field, a section or an operation added to the
-/// interface is demanded of the spec without any change to this crate.
+/// A field, a section or an operation added to the interface's facts is demanded of the spec
+/// without any change to this crate.
 #[test]
 fn additions_to_the_interface_are_demanded_of_the_spec() {
-    let md = read_interface();
     let spec = spec();
+    let field = |name: &str| Field {
+        name: name.to_owned(),
+        ty: "integer".to_owned(),
+        required: None,
+        items: Vec::new(),
+    };
+    let mut added_field = committed_facts();
+    let section_2_5 = added_field
+        .shapes
+        .iter_mut()
+        .find(|shape| shape.number == "2.5")
+        .expect("section 2.5");
+    section_2_5.groups[0].fields.push(field("max_namespaces"));
+    let message = check_facts(&spec, &added_field).unwrap_err();
+    assert!(
+        message.contains(
+            "2.5 SearchIndex: field `max_namespaces` of the interface is missing from the spec"
+        ),
+        "{message}"
+    );
+
+    let mut added_section = committed_facts();
+    let mut schedule = added_section.shapes[0].clone();
+    schedule.number = "2.10".to_owned();
+    schedule.title = "Schedule".to_owned();
+    schedule.groups.truncate(1);
+    schedule.groups[0].fields = vec![field("scheduleId")];
+    added_section.shapes.push(schedule);
+    let message = check_facts(&spec, &added_section).unwrap_err();
+    assert!(
+        message.contains("section 2.10 of the interface has no entry in SECTION_COMPONENTS"),
+        "{message}"
+    );
+
+    let mut added_operation = committed_facts();
+    let mut list_schedules = added_operation.operations[0].clone();
+    list_schedules.number = "4.11".to_owned();
+    list_schedules.method = "GET".to_owned();
+    list_schedules.path = "/v2/schedules".to_owned();
+    list_schedules.table_params.clear();
+    list_schedules.prose_params.clear();
+    added_operation.operations.push(list_schedules);
+    let message = check_facts(&spec, &added_operation).unwrap_err();
+    assert!(
+        message.contains("4.11 GET /v2/schedules: operation not in the spec"),
+        "{message}"
+    );
+}
+
+/// The facts are read from the document, not copied: a row, a prose field, a section or an
+/// operation added to the document's text reaches the checks. Needs the document (skipped with
+/// a printed reason without it).
+#[test]
+fn the_parser_reads_additions_to_the_document() {
+    let Some(md) = interface_document() else {
+        return;
+    };
+    let spec = spec();
+    let part4_headings = md.lines().filter(|l| l.starts_with("### 4.")).count();
+    assert_eq!(committed_facts().operations.len(), part4_headings);
     let row = "| max_vector_count | integer | Maximum vectors in the index |";
     assert!(
         md.contains(row),
