@@ -83,6 +83,7 @@ fn bad_request(message: impl Into<String>) -> Response {
 fn store_error(failure: StoreError) -> Response {
     match failure {
         StoreError::Invalid(message) => bad_request(message),
+        StoreError::Full(message) => error(StatusCode::INSUFFICIENT_STORAGE, message),
         other => {
             tracing::error!(error = %other, "admin request failed");
             error(
