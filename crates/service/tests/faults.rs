@@ -304,3 +304,224 @@ async fn a_full_disk_answers_507_keeps_reads_and_deletes_reports_degraded_and_re
     assert_eq!(status, 201, "writes work again: {body}");
     assert_eq!(dlq_count().await, 50);
 }
+
+/// Runs `courier serve` on `data_dir` as the unprivileged user `nobody` (via setpriv), where the
+/// machine allows it; `None` with the reason printed otherwise.
+fn serve_as_nobody(data_dir: &std::path::Path) -> Option<Child> {
+    let mut command = std::process::Command::new("setpriv");
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_courier"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    match command.spawn() {
+        Ok(child) => Some(child),
+        Err(error) => {
+            eprintln!("SKIPPED: cannot run courier as an unprivileged user (setpriv): {error}");
+            None
+        }
+    }
+}
+
+#[test]
+fn a_data_directory_it_cannot_write_is_a_clear_startup_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let is_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+    if !is_root {
+        // Without root the test cannot switch to another user, and its own user may write
+        // anywhere it can create a directory; chmod alone would not stop root either.
+        eprintln!("SKIPPED: needs root to run courier as a user that cannot write the directory");
+        return;
+    }
+    let parent = tempfile::tempdir().expect("tempdir");
+    let data = parent.path().join("data");
+    std::fs::create_dir(&data).expect("data dir");
+    // Readable and enterable by everyone, writable by root only.
+    for dir in [parent.path(), data.as_path()] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let Some(child) = serve_as_nobody(&data) else {
+        return;
+    };
+    let output = exits_by_itself(child, "courier on a directory it cannot write");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("setpriv:") {
+        eprintln!("SKIPPED: setpriv could not switch users here: {stderr}");
+        return;
+    }
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(&format!(
+            "the data directory {} is not writable",
+            data.display()
+        )),
+        "names the directory and the cause: {stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&data).expect("read dir").count(),
+        0,
+        "nothing was created"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_refused_and_left_as_it_was() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let file = data.path().join("courier.sqlite3");
+    let garbage = b"these are the operator's notes, not a SQLite database\n".repeat(200);
+    std::fs::write(&file, &garbage).expect("write");
+
+    let output = refused_start(data.path(), "courier on a file that is not a database");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(&file.display().to_string()) && stderr.contains("not a database"),
+        "names the file and the cause: {stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&file).expect("read"),
+        garbage,
+        "the file is untouched"
+    );
+}
+
+#[test]
+fn a_database_from_a_newer_courier_is_refused_and_left_as_it_was() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let file = data.path().join("courier.sqlite3");
+    {
+        let connection = rusqlite::Connection::open(&file).expect("create");
+        connection
+            .execute_batch(
+                "CREATE TABLE future (x); INSERT INTO future VALUES (42); PRAGMA user_version = 99;",
+            )
+            .expect("a database of schema version 99");
+    }
+    let before = std::fs::read(&file).expect("read");
+
+    let output = refused_start(data.path(), "courier on a newer database");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("schema version 99") && stderr.contains("newer"),
+        "says why and what to do: {stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&file).expect("read"),
+        before,
+        "the file is untouched"
+    );
+}
+
+/// A stored entry in the 2.2 shape.
+fn entry(n: usize, created_at: i64) -> courier_models::FailedWorkflowRun {
+    serde_json::from_value(serde_json::json!({
+        "dlqId": "",
+        "messageId": format!("msg_{n}"),
+        "workflowUrl": "https://example.com/fill",
+        "workflowRunId": format!("wfr_{n}"),
+        "workflowCreatedAt": created_at,
+        "url": "https://example.com/fill",
+        "method": "POST",
+        "header": {},
+        "maxRetries": 3,
+        "createdAt": created_at,
+        "labels": ["fill"],
+        "body": "y".repeat(2048),
+    }))
+    .expect("an entry")
+}
+
+/// The store alone, filled to SQLite's page limit (no root, no mount needed): a full store
+/// stores nothing of a refused write, keeps reads and deletes, and recovers once deletes made
+/// room.
+#[test]
+fn a_store_at_its_page_limit_refuses_writes_keeps_reads_and_deletes_and_recovers() {
+    use courier_service::store::{DlqFilter, SqliteStore, Store, StoreError};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SqliteStore::open(&dir.path().join("courier.sqlite3")).expect("open");
+    let now = 1_760_000_000_000;
+    let ids = store
+        .insert_dlq(
+            &(0..100).map(|n| entry(n, now)).collect::<Vec<_>>(),
+            1_000_000,
+        )
+        .expect("insert");
+    let pages = store.page_count().expect("page count");
+    store.limit_pages(pages).expect("limit");
+
+    let refused = store
+        .insert_dlq(
+            &(100..200).map(|n| entry(n, now)).collect::<Vec<_>>(),
+            1_000_000,
+        )
+        .expect_err("no room");
+    assert!(
+        matches!(&refused, StoreError::Full(m) if m.starts_with("the data directory is full")),
+        "{refused:?}"
+    );
+    assert_eq!(store.dlq_count(0).expect("count"), 100, "nothing stored");
+    assert!(store.write_refusal().is_some(), "degraded");
+    assert!(matches!(
+        store.put_url_group("orders", &[], now),
+        Err(StoreError::Full(_))
+    ));
+
+    assert!(store.get_dlq(&ids[0], 0).expect("read").is_some());
+    assert!(store.delete_dlq_one(&ids[0]).expect("delete one"));
+    let (deleted, _) = store
+        .delete_dlq_matching(&DlqFilter::default(), None, 1000, 0)
+        .expect("bulk delete");
+    assert_eq!(deleted, 99);
+
+    assert_eq!(store.write_refusal(), None, "the deletes made room");
+    store
+        .insert_dlq(&[entry(500, now)], 1_000_000)
+        .expect("writes work again");
+}
+
+/// The wall clock stepping backwards while the service runs: new entries get earlier
+/// `createdAt` values than older ones. Ids stay unique, and the entry just added is not what a
+/// full DLQ evicts: eviction takes the oldest entries that were already stored.
+#[test]
+fn a_clock_stepping_backwards_loses_no_new_entry_and_keeps_ids_unique() {
+    use courier_service::store::{SqliteStore, Store};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SqliteStore::open(&dir.path().join("courier.sqlite3")).expect("open");
+    let now = 1_760_000_000_000;
+    let max_dlq_size = 3;
+    let mut ids = store
+        .insert_dlq(
+            &(0..3).map(|n| entry(n, now + n as i64)).collect::<Vec<_>>(),
+            max_dlq_size,
+        )
+        .expect("insert");
+    // One hour back, as after an NTP step.
+    let stepped_back = now - 3_600_000;
+    let new = store
+        .insert_dlq(
+            &[entry(3, stepped_back), entry(4, stepped_back)],
+            max_dlq_size,
+        )
+        .expect("insert after the step");
+    ids.extend(new.iter().cloned());
+    let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), 5, "ids stay unique: {ids:?}");
+    for id in &new {
+        assert!(
+            store.get_dlq(id, 0).expect("read").is_some(),
+            "{id}, acknowledged to the caller, was evicted at once"
+        );
+    }
+    assert_eq!(store.dlq_count(0).expect("count"), 3);
+    assert!(
+        store.get_dlq(&ids[0], 0).expect("read").is_none()
+            && store.get_dlq(&ids[1], 0).expect("read").is_none(),
+        "the oldest stored entries made room"
+    );
+}

@@ -304,6 +304,9 @@ impl SqliteStore {
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
         let mut writer = Connection::open(path).map_err(internal)?;
+        // Before anything is written: a newer courier's file is left exactly as it was (switching
+        // it to WAL mode would already change its header).
+        schema_version(&writer)?;
         configure(&writer)?;
         migrate(&mut writer)?;
         let store = SqliteStore {
@@ -531,22 +534,28 @@ impl SqliteStore {
     }
 }
 
-fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+/// The schema version of the file; a version newer than this courier knows is refused.
+fn schema_version(connection: &Connection) -> Result<usize, StoreError> {
     let version: usize = connection
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(internal)?;
+    if version > MIGRATIONS.len() {
+        return Err(internal(format!(
+            "the database has schema version {version}, newer than this courier ({}); use a newer courier",
+            MIGRATIONS.len()
+        )));
+    }
+    Ok(version)
+}
+
+fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+    let version = schema_version(connection)?;
     if version == 0 {
         // Set before the first table exists (it cannot change later without a VACUUM): lets a
         // full store give the pages of deleted entries back to the filesystem.
         connection
             .execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
             .map_err(internal)?;
-    }
-    if version > MIGRATIONS.len() {
-        return Err(internal(format!(
-            "the database has schema version {version}, newer than this courier ({}); use a newer courier",
-            MIGRATIONS.len()
-        )));
     }
     for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
         let transaction = connection.transaction().map_err(internal)?;
@@ -658,6 +667,9 @@ impl Store for SqliteStore {
     ) -> Result<Vec<String>, StoreError> {
         self.write(|t| {
             let generated = entries.iter().filter(|e| e.dlq_id.is_empty()).count() as u64;
+            let first_rowid: i64 = t
+                .query_row("SELECT COALESCE(MAX(rowid), 0) FROM dlq", [], |r| r.get(0))
+                .map_err(internal)?;
             let mut sequence = next_sequence(t, generated)?;
             let mut ids = Vec::with_capacity(entries.len());
             let mut insert = t
@@ -704,10 +716,13 @@ impl Store for SqliteStore {
             }
             let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0)).map_err(internal)?;
             if total > max_dlq_size {
-                // Decision 13: a full DLQ evicts its oldest entries.
+                // Decision 13: a full DLQ evicts its oldest entries. Entries already stored go
+                // before this batch's, whatever their `createdAt`: after the clock steps back,
+                // the entries just added would otherwise be evicted at once.
                 t.execute(
-                    "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)",
-                    params![total - max_dlq_size],
+                    "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq
+                     ORDER BY rowid > ?2, created_at, dlq_id LIMIT ?1)",
+                    params![total - max_dlq_size, first_rowid],
                 )
                 .map_err(internal)?;
             }
