@@ -288,7 +288,8 @@ async fn insert_dlq(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let now = now_ms();
+    // Monotonic: a clock stepping back must not make new entries the oldest.
+    let now = crate::time::creation_ms();
     let runs = match parse_request(&headers, &body, |body| parse_dlq_batch(body, now)) {
         Ok(runs) => runs,
         Err(refused) => return refused.into_response(),

@@ -485,43 +485,36 @@ fn a_store_at_its_page_limit_refuses_writes_keeps_reads_and_deletes_and_recovers
         .expect("writes work again");
 }
 
-/// The wall clock stepping backwards while the service runs: new entries get earlier
-/// `createdAt` values than older ones. Ids stay unique, and the entry just added is not what a
-/// full DLQ evicts: eviction takes the oldest entries that were already stored.
+/// The wall clock stepping backwards while the service runs, as the store sees it: entries
+/// stamped an hour earlier than the ones before them. Ids stay unique (their sequence number is
+/// stored, not taken from the clock), and retention measured on the stepped-back clock deletes
+/// none of the young entries. (The service also stamps `createdAt` from a clock that never goes
+/// back, `time::creation_ms`; stepping the real system clock would disturb the whole machine.)
 #[test]
-fn a_clock_stepping_backwards_loses_no_new_entry_and_keeps_ids_unique() {
+fn a_clock_stepping_backwards_keeps_ids_unique_and_deletes_no_young_entry() {
     use courier_service::store::{SqliteStore, Store};
     let dir = tempfile::tempdir().expect("tempdir");
     let store = SqliteStore::open(&dir.path().join("courier.sqlite3")).expect("open");
     let now = 1_760_000_000_000;
-    let max_dlq_size = 3;
-    let mut ids = store
-        .insert_dlq(
-            &(0..3).map(|n| entry(n, now + n as i64)).collect::<Vec<_>>(),
-            max_dlq_size,
-        )
-        .expect("insert");
-    // One hour back, as after an NTP step.
     let stepped_back = now - 3_600_000;
-    let new = store
-        .insert_dlq(
-            &[entry(3, stepped_back), entry(4, stepped_back)],
-            max_dlq_size,
-        )
-        .expect("insert after the step");
-    ids.extend(new.iter().cloned());
-    let unique: std::collections::BTreeSet<_> = ids.iter().collect();
-    assert_eq!(unique.len(), 5, "ids stay unique: {ids:?}");
-    for id in &new {
-        assert!(
-            store.get_dlq(id, 0).expect("read").is_some(),
-            "{id}, acknowledged to the caller, was evicted at once"
+    let mut ids = Vec::new();
+    for created_at in [now, now, stepped_back, stepped_back, now] {
+        ids.extend(
+            store
+                .insert_dlq(&[entry(ids.len(), created_at)], 1_000_000)
+                .expect("insert"),
         );
     }
-    assert_eq!(store.dlq_count(0).expect("count"), 3);
-    assert!(
-        store.get_dlq(&ids[0], 0).expect("read").is_none()
-            && store.get_dlq(&ids[1], 0).expect("read").is_none(),
-        "the oldest stored entries made room"
-    );
+    let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "ids stay unique: {ids:?}");
+
+    let retention = 60_000;
+    let floor = stepped_back - retention;
+    assert_eq!(store.purge_expired(floor).expect("purge"), 0);
+    for id in &ids {
+        assert!(
+            store.get_dlq(id, floor).expect("read").is_some(),
+            "{id} is young"
+        );
+    }
 }

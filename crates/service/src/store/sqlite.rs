@@ -667,9 +667,6 @@ impl Store for SqliteStore {
     ) -> Result<Vec<String>, StoreError> {
         self.write(|t| {
             let generated = entries.iter().filter(|e| e.dlq_id.is_empty()).count() as u64;
-            let first_rowid: i64 = t
-                .query_row("SELECT COALESCE(MAX(rowid), 0) FROM dlq", [], |r| r.get(0))
-                .map_err(internal)?;
             let mut sequence = next_sequence(t, generated)?;
             let mut ids = Vec::with_capacity(entries.len());
             let mut insert = t
@@ -716,13 +713,10 @@ impl Store for SqliteStore {
             }
             let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0)).map_err(internal)?;
             if total > max_dlq_size {
-                // Decision 13: a full DLQ evicts its oldest entries. Entries already stored go
-                // before this batch's, whatever their `createdAt`: after the clock steps back,
-                // the entries just added would otherwise be evicted at once.
+                // Decision 13: a full DLQ evicts its oldest entries.
                 t.execute(
-                    "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq
-                     ORDER BY rowid > ?2, created_at, dlq_id LIMIT ?1)",
-                    params![total - max_dlq_size, first_rowid],
+                    "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)",
+                    params![total - max_dlq_size],
                 )
                 .map_err(internal)?;
             }
