@@ -54,9 +54,14 @@ impl Http {
     }
 
     async fn call(&self, method: Method, target: &str) -> (u16, Value) {
+        // The query is set on its own: parsed as part of a whole URL, trailing spaces would be
+        // trimmed before they reach the wire.
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        let mut url = reqwest::Url::parse(&format!("{}{path}", self.base)).expect("url");
+        url.set_query(Some(query).filter(|q| !q.is_empty()));
         let response = self
             .client
-            .request(method, format!("{}{target}", self.base))
+            .request(method, url)
             .bearer_auth(&self.token)
             .send()
             .await

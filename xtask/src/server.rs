@@ -299,6 +299,7 @@ fn status_variant(status: u16) -> Result<(proc_macro2::Ident, TokenStream), Code
         429 => ("TooManyRequests", "TOO_MANY_REQUESTS"),
         500 => ("InternalServerError", "INTERNAL_SERVER_ERROR"),
         503 => ("ServiceUnavailable", "SERVICE_UNAVAILABLE"),
+        507 => ("InsufficientStorage", "INSUFFICIENT_STORAGE"),
         other => {
             return Err(err(format!(
                 "status {other} has no variant name; add it to xtask/src/server.rs"

@@ -87,6 +87,7 @@ fn bad_request(message: impl Into<String>) -> Response {
 fn store_error(failure: StoreError) -> Response {
     match failure {
         StoreError::Invalid(message) => bad_request(message),
+        StoreError::Full(message) => error(StatusCode::INSUFFICIENT_STORAGE, message),
         other => {
             tracing::error!(error = %other, "admin request failed");
             error(
@@ -291,7 +292,8 @@ async fn insert_dlq(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let now = now_ms();
+    // Monotonic: a clock stepping back must not make new entries the oldest.
+    let now = crate::time::creation_ms();
     let runs = match parse_request(&headers, &body, |body| parse_dlq_batch(body, now)) {
         Ok(runs) => runs,
         Err(refused) => return refused.into_response(),

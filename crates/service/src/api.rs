@@ -104,6 +104,14 @@ impl Service {
         now_ms().saturating_sub(self.account().max_dlq_retention_time_milis)
     }
 
+    /// Why the store refuses writes right now (a full data directory), or `None`; checks
+    /// whether space has returned, so asking is what lets a degraded service recover.
+    pub async fn storage_refusal(&self) -> Option<String> {
+        self.blocking(|store| Ok(store.write_refusal()))
+            .await
+            .unwrap_or_else(|error| Some(error.to_string()))
+    }
+
     /// Flushes pending usage counters to the store.
     pub async fn flush_usage(&self) -> Result<(), StoreError> {
         let usage = self.usage.clone();
@@ -122,6 +130,20 @@ macro_rules! store_failure {
         match $error {
             StoreError::Invalid(message) => $response::BadRequest(error_body(message)),
             other => $response::InternalServerError(internal($context, other)),
+        }
+    };
+}
+
+/// [`store_failure!`] for the operations that change stored data, which document 507: a full
+/// data directory is the operator's to fix, not a fault of the service.
+macro_rules! write_failure {
+    ($response:ident, $context:expr, $error:expr) => {
+        match $error {
+            StoreError::Full(message) => {
+                tracing::warn!(%message, "{}: storage is full", $context);
+                $response::InsufficientStorage(error_body(message))
+            }
+            other => store_failure!($response, $context, other),
         }
     };
 }
@@ -250,7 +272,7 @@ impl MessagingApi for Service {
                     cursor: None,
                 }),
                 Err(error) => {
-                    store_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
+                    write_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
                 }
             };
         }
@@ -269,7 +291,7 @@ impl MessagingApi for Service {
                 })
             }
             Err(error) => {
-                store_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
+                write_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
             }
         }
     }
@@ -290,7 +312,7 @@ impl MessagingApi for Service {
                 "no message with dlqId `{}` in the DLQ",
                 request.dlq_id
             ))),
-            Err(error) => store_failure!(DeleteDlqMessageResponse, "deleting a DLQ entry", error),
+            Err(error) => write_failure!(DeleteDlqMessageResponse, "deleting a DLQ entry", error),
         }
     }
 
@@ -326,7 +348,7 @@ impl MessagingApi for Service {
                 "no workflow run with id `{}`",
                 request.workflow_run_id
             ))),
-            Err(error) => store_failure!(CancelWorkflowRunResponse, "cancelling a run", error),
+            Err(error) => write_failure!(CancelWorkflowRunResponse, "cancelling a run", error),
         }
     }
 }
@@ -445,7 +467,7 @@ impl ManagementApi for Service {
                 tracing::info!("messaging credentials rotated");
                 RotateTokenResponse::Ok(account)
             }
-            Err(error) => store_failure!(RotateTokenResponse, "rotating credentials", error),
+            Err(error) => write_failure!(RotateTokenResponse, "rotating credentials", error),
         }
     }
 }

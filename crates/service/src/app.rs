@@ -47,8 +47,17 @@ pub fn open_service(config: &Config) -> Result<Arc<Service>, String> {
     Ok(Arc::new(Service::new(store, account)))
 }
 
-async fn health() -> Response {
-    courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
+/// `ok`, or 503 `degraded` with the reason while the store refuses writes (a full disk).
+async fn health(service: Arc<Service>) -> Response {
+    match service.storage_refusal().await {
+        None => {
+            courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
+        }
+        Some(reason) => courier_server::runtime::json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &serde_json::json!({ "status": "degraded", "reason": reason }),
+        ),
+    }
 }
 
 /// Meters every interface request: the usage counters of the statistics (authenticated,
@@ -163,16 +172,20 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     let usage = axum::middleware::from_fn_with_state(service.clone(), meter);
     let admitted =
         |interface| axum::middleware::from_fn_with_state((service.clone(), interface), admit);
+    let health = {
+        let service = service.clone();
+        axum::routing::get(move || health(service.clone()))
+    };
     let mut main = courier_server::messaging_router(service.clone())
         .route_layer(admitted(Interface::Messaging))
-        .route("/health", axum::routing::get(health));
+        .route("/health", health.clone());
     if let Some(token) = &config.admin_token {
         main = main.merge(crate::admin::router(service.clone(), token.clone()));
     }
     let management = courier_server::management_router(service.clone())
         .route_layer(admitted(Interface::Management));
     if config.management_listen.is_some() {
-        let management = management.route("/health", axum::routing::get(health));
+        let management = management.route("/health", health);
         (
             courier_server::finish(main).layer(usage.clone()),
             Some(courier_server::finish(management).layer(usage)),
@@ -195,7 +208,11 @@ pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
         loop {
             tick.tick().await;
             ticks += 1;
-            if let Err(error) = service.flush_usage().await {
+            // While the disk is full this checks whether space has returned, so the service
+            // recovers without a request; the counters stay in memory until then.
+            if service.storage_refusal().await.is_none()
+                && let Err(error) = service.flush_usage().await
+            {
                 tracing::warn!(%error, "writing usage counters failed; will retry");
             }
             if ticks.is_multiple_of(60) {

@@ -8,6 +8,7 @@ pub mod admin;
 pub mod api;
 pub mod app;
 pub mod cursor;
+pub mod datadir;
 pub mod demo;
 pub mod ratelimit;
 pub mod stats;

@@ -103,6 +103,8 @@ async fn main() -> ExitCode {
         header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
     };
     let result = async {
+        // Held until serving ends; the kernel releases it however the process exits.
+        let _data_dir_lock = courier_service::datadir::lock_data_dir(&config.data_dir)?;
         let service = open_service(&config)?;
         if config.demo {
             let seeded = demo::seed(&service)

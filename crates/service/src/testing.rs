@@ -19,6 +19,8 @@ pub struct TestService {
     config: Config,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<(), String>>>,
+    // Held across restarts, like the binary holds it for its lifetime (dropped before the dir).
+    _lock: crate::datadir::DataDirLock,
     _data_dir: tempfile::TempDir,
 }
 
@@ -52,6 +54,7 @@ impl TestService {
             config,
             stop: None,
             task: None,
+            _lock: crate::datadir::lock_data_dir(data_dir.path()).expect("data dir lock"),
             _data_dir: data_dir,
         };
         service.launch().await;

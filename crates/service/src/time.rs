@@ -10,6 +10,22 @@ pub fn now_ms() -> i64 {
     i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// Milliseconds since the Unix epoch for stamping a new record (a DLQ entry's default
+/// `createdAt`): never less than a value returned before in this process. When the wall clock
+/// steps backwards (an NTP correction), a new entry would otherwise get an earlier `createdAt`
+/// than the entries before it, and be the first a full DLQ evicts (decision 13). Never used for
+/// rate-limit windows or retention floors, which must follow the wall clock.
+pub fn creation_ms() -> i64 {
+    static LAST: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i64::MIN);
+    not_before_last(&LAST, now_ms())
+}
+
+/// `wall`, or the largest value returned before if the clock went back.
+fn not_before_last(last: &std::sync::atomic::AtomicI64, wall: i64) -> i64 {
+    last.fetch_max(wall, std::sync::atomic::Ordering::SeqCst)
+        .max(wall)
+}
+
 pub const MS_PER_DAY: i64 = 86_400_000;
 
 /// A UTC calendar date.
@@ -86,6 +102,16 @@ pub fn format_x(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn creation_times_never_go_back_when_the_wall_clock_does() {
+        let last = std::sync::atomic::AtomicI64::new(i64::MIN);
+        let stamped: Vec<i64> = [1_000, 2_000, 500, 1_500, 2_500]
+            .into_iter()
+            .map(|wall| not_before_last(&last, wall))
+            .collect();
+        assert_eq!(stamped, [1_000, 2_000, 2_000, 2_000, 2_500]);
+    }
 
     #[test]
     fn formats_the_decided_data_point_time() {

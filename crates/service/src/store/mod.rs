@@ -19,6 +19,9 @@ use std::fmt;
 pub enum StoreError {
     /// The caller's input cannot be stored (duplicate id, ...): a 400.
     Invalid(String),
+    /// The data directory has no room for the write (SQLite's `SQLITE_FULL`): a 507. Nothing
+    /// of the write was stored. The message names the cause.
+    Full(String),
     /// The database failed: a 500.
     Internal(String),
 }
@@ -27,6 +30,7 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Invalid(message) => write!(f, "invalid input: {message}"),
+            StoreError::Full(message) => write!(f, "{message}"),
             StoreError::Internal(message) => write!(f, "store failure: {message}"),
         }
     }
@@ -231,6 +235,13 @@ pub trait Store: Send + Sync + 'static {
 
     /// Adds `(metric, minute_ms, amount)` counters in one transaction.
     fn add_usage_batch(&self, counters: &[(String, i64, f64)]) -> Result<(), StoreError>;
+    /// Why writes that add data are refused right now (the data directory is full), or `None`.
+    /// While they are refused each call checks whether space has returned, so the service
+    /// recovers by itself. Deletes are never refused: they are how an operator frees space.
+    fn write_refusal(&self) -> Option<String> {
+        None
+    }
+
     /// Per-minute values of `metric` with `from_ms <= minute <= to_ms`.
     fn usage_between(
         &self,

@@ -85,8 +85,27 @@ const EXPIRED_RUNS_DELETE: &str = "DELETE FROM runs WHERE workflow_run_id IN (
 /// Reader connections kept open; more concurrent readers wait for one.
 const READERS: usize = 4;
 
+/// Bytes held in the reserve file beside the database (`courier.reserve`) while storage is
+/// healthy. When a write finds the data directory full, the file is deleted, so that deletes
+/// can run and an operator can free space through the API; it is allocated again once the
+/// filesystem has room, which ends the degraded state.
+///
+/// Why 8 MiB: in WAL mode committed pages sit in the WAL until a checkpoint copies them into
+/// the database file, which must grow for them. With SQLite's default auto-checkpoint of 1000
+/// pages the WAL holds up to about 4 MiB, so on a full disk nothing (not even a delete, whose
+/// own frames need room too) can proceed until the reserve lets that checkpoint finish.
+pub const RESERVE_BYTES: u64 = 8 << 20;
+
+/// Pages the database must be able to grow by (up to `max_page_count`, counting free pages) for
+/// writes that add data to be tried again after the store was full.
+const HEADROOM_PAGES: i64 = 16;
+
 pub struct SqliteStore {
     path: PathBuf,
+    /// The reserve file ([`RESERVE_BYTES`]).
+    reserve: PathBuf,
+    /// Why writes that add data are refused: set when a write found the data directory full.
+    full: Mutex<Option<String>>,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
     readers_available: std::sync::Condvar,
@@ -94,7 +113,15 @@ pub struct SqliteStore {
     readers_opened: std::sync::atomic::AtomicUsize,
 }
 
-fn internal(error: impl std::fmt::Display) -> StoreError {
+/// A failed store call. `SQLITE_FULL` (a full filesystem, or `max_page_count` reached) is told
+/// apart, so the service can answer 507 and keep deletes working.
+fn internal(error: impl std::fmt::Display + 'static) -> StoreError {
+    if let Some(rusqlite::Error::SqliteFailure(failure, _)) =
+        (&error as &dyn std::any::Any).downcast_ref::<rusqlite::Error>()
+        && failure.code == rusqlite::ErrorCode::DiskFull
+    {
+        return StoreError::Full(format!("the data directory is full: {error}"));
+    }
     StoreError::Internal(error.to_string())
 }
 
@@ -297,18 +324,135 @@ impl SqliteStore {
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
         let mut writer = Connection::open(path).map_err(internal)?;
+        // Before anything is written: a newer courier's file is left exactly as it was (switching
+        // it to WAL mode would already change its header).
+        schema_version(&writer)?;
         configure(&writer)?;
         migrate(&mut writer)?;
-        Ok(SqliteStore {
+        let store = SqliteStore {
             path: path.to_path_buf(),
+            reserve: path.with_extension("reserve"),
+            full: Mutex::new(None),
             writer: Mutex::new(writer),
             readers: Mutex::new(Vec::new()),
             readers_available: std::sync::Condvar::new(),
             readers_opened: std::sync::atomic::AtomicUsize::new(0),
+        };
+        // A full disk at start is no reason to refuse reads and deletes: start degraded.
+        if let Err(reason) = store.allocate_reserve() {
+            *lock(&store.full) = Some(reason);
+        }
+        Ok(store)
+    }
+
+    /// Allocates the reserve file in full (`fallocate`, so the blocks are really taken).
+    fn allocate_reserve(&self) -> Result<(), String> {
+        let allocated = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&self.reserve)
+            .and_then(|file| fs4::FileExt::allocate(&file, RESERVE_BYTES));
+        allocated.map_err(|e| {
+            // A half-allocated reserve would hold space without guaranteeing any.
+            let _ = std::fs::remove_file(&self.reserve);
+            format!(
+                "the data directory is full: cannot keep the {} KiB reserve {}: {e}",
+                RESERVE_BYTES >> 10,
+                self.reserve.display()
+            )
         })
     }
 
+    /// Records that the data directory is full and releases the reserve for deletes.
+    fn ran_out(&self, reason: &str) {
+        let mut full = lock(&self.full);
+        if full.is_none() {
+            tracing::warn!(%reason, "storage is full: refusing writes that add data, releasing the reserve for deletes");
+            *full = Some(reason.to_owned());
+        }
+        let _ = std::fs::remove_file(&self.reserve);
+    }
+
+    /// Room for the database to grow within `max_page_count`, counting its free pages (only
+    /// short of it when a test limits the page count to simulate a full store).
+    fn page_headroom(connection: &Connection) -> Result<i64, StoreError> {
+        let pragma = |name: &str| -> Result<i64, StoreError> {
+            connection
+                .query_row(&format!("PRAGMA {name}"), [], |row| row.get(0))
+                .map_err(internal)
+        };
+        Ok(pragma("max_page_count")? - pragma("page_count")? + pragma("freelist_count")?)
+    }
+
+    /// Limits the database to `pages` pages (`PRAGMA max_page_count`) on the writer connection:
+    /// a full store without a full filesystem, for tests.
+    pub fn limit_pages(&self, pages: u64) -> Result<u64, StoreError> {
+        lock(&self.writer)
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |row| {
+                row.get(0)
+            })
+            .map_err(internal)
+    }
+
+    /// Pages of the database file (`PRAGMA page_count`).
+    pub fn page_count(&self) -> Result<u64, StoreError> {
+        lock(&self.writer)
+            .query_row("PRAGMA page_count", [], |row| row.get(0))
+            .map_err(internal)
+    }
+
+    /// A write that adds data: refused at once while the store is full and space has not
+    /// returned; when it finds the store full, nothing is stored and the reserve is released.
     fn write<T>(
+        &self,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if let Some(reason) = self.write_refusal() {
+            return Err(StoreError::Full(reason));
+        }
+        let result = self.transact(work);
+        if let Err(StoreError::Full(reason)) = &result {
+            self.ran_out(reason);
+        }
+        result
+    }
+
+    /// A write that only removes data: never refused. When it finds the store full, the reserve
+    /// is released and the WAL checkpointed (so its frames are reused) and it runs once more.
+    /// While the store is full, a delete that went through hands its pages back to the
+    /// filesystem, which is how deleting through the API frees space.
+    fn shrink<T>(
+        &self,
+        work: impl Fn(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let result = match self.transact(&work) {
+            Err(StoreError::Full(reason)) => {
+                self.ran_out(&reason);
+                self.compact();
+                self.transact(&work)
+            }
+            other => other,
+        };
+        if result.is_ok() && lock(&self.full).is_some() {
+            self.compact();
+        }
+        result
+    }
+
+    /// Returns free pages to the filesystem (databases created with incremental auto-vacuum)
+    /// and truncates the WAL. Best effort: on a full disk either step may fail, and a later
+    /// delete tries again.
+    fn compact(&self) {
+        let connection = lock(&self.writer);
+        if let Err(error) =
+            connection.execute_batch("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+        {
+            tracing::debug!(%error, "compacting the full store failed; a later delete retries");
+        }
+    }
+
+    fn transact<T>(
         &self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
@@ -410,7 +554,8 @@ impl SqliteStore {
     }
 }
 
-fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+/// The schema version of the file; a version newer than this courier knows is refused.
+fn schema_version(connection: &Connection) -> Result<usize, StoreError> {
     let version: usize = connection
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(internal)?;
@@ -419,6 +564,18 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
             "the database has schema version {version}, newer than this courier ({}); use a newer courier",
             MIGRATIONS.len()
         )));
+    }
+    Ok(version)
+}
+
+fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+    let version = schema_version(connection)?;
+    if version == 0 {
+        // Set before the first table exists (it cannot change later without a VACUUM): lets a
+        // full store give the pages of deleted entries back to the filesystem.
+        connection
+            .execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
+            .map_err(internal)?;
     }
     for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
         let transaction = connection.transaction().map_err(internal)?;
@@ -633,19 +790,31 @@ impl Store for SqliteStore {
     }
 
     fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError> {
-        self.write(|t| {
-            // Entries past retention are already gone (decision 13): not deleted, not counted.
-            let mut delete = t
-                .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
-                .map_err(internal)?;
-            let mut deleted = 0;
-            for id in ids.iter().collect::<BTreeSet<_>>() {
-                deleted += delete
-                    .execute(params![id, min_created_at])
-                    .map_err(internal)? as u64;
+        let ids: Vec<&String> = ids.iter().collect::<BTreeSet<_>>().into_iter().collect();
+        // One transaction, unless the disk is full: then parts small enough to fit, each whole.
+        let (mut deleted, mut start, mut part) = (0, 0, ids.len());
+        while start < ids.len() {
+            let end = (start + part).min(ids.len());
+            let result = self.shrink(|t| {
+                // Entries past retention are already gone (decision 13): not deleted, not counted.
+                let mut delete = t
+                    .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
+                    .map_err(internal)?;
+                let mut deleted = 0;
+                for id in &ids[start..end] {
+                    deleted += delete
+                        .execute(params![id, min_created_at])
+                        .map_err(internal)? as u64;
+                }
+                Ok(deleted)
+            });
+            match result {
+                Ok(count) => (deleted, start) = (deleted + count, end),
+                Err(StoreError::Full(_)) if part > 1 => part = part.div_ceil(4),
+                Err(error) => return Err(error),
             }
-            Ok(deleted)
-        })
+        }
+        Ok(deleted)
     }
 
     fn delete_dlq_matching(
@@ -655,25 +824,35 @@ impl Store for SqliteStore {
         limit: usize,
         min_created_at: i64,
     ) -> Result<(u64, Option<String>), StoreError> {
-        self.write(|t| {
-            let mut ids: Vec<String> = scan(t, filter, after, limit + 1, min_created_at, false)?
-                .into_iter()
-                .map(|(id, _)| id)
-                .collect();
-            let more = ids.len() > limit;
-            ids.truncate(limit);
-            let mut delete = t
-                .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")
-                .map_err(internal)?;
-            for id in &ids {
-                delete.execute(params![id]).map_err(internal)?;
+        // On a full disk a smaller batch may fit where a whole one does not; the cursor it
+        // returns covers the rest, as the interface allows ("at most `count`").
+        let mut limit = limit;
+        loop {
+            let result = self.shrink(|t| {
+                let mut ids: Vec<String> =
+                    scan(t, filter, after, limit + 1, min_created_at, false)?
+                        .into_iter()
+                        .map(|(id, _)| id)
+                        .collect();
+                let more = ids.len() > limit;
+                ids.truncate(limit);
+                let mut delete = t
+                    .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")
+                    .map_err(internal)?;
+                for id in &ids {
+                    delete.execute(params![id]).map_err(internal)?;
+                }
+                Ok((ids.len() as u64, if more { ids.pop() } else { None }))
+            });
+            match result {
+                Err(StoreError::Full(_)) if limit > 1 => limit = limit.div_ceil(4),
+                other => return other,
             }
-            Ok((ids.len() as u64, if more { ids.pop() } else { None }))
-        })
+        }
     }
 
     fn delete_dlq_one(&self, dlq_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
-        self.write(|t| {
+        self.shrink(|t| {
             Ok(t.execute(
                 "DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2",
                 params![dlq_id, min_created_at],
@@ -695,7 +874,7 @@ impl Store for SqliteStore {
     }
 
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError> {
-        self.write(|t| {
+        self.shrink(|t| {
             // A run that entered the DLQ and has no entry left within retention is gone with
             // its entries (decision 13), so cancel answers the same before and after a purge.
             t.execute(EXPIRED_RUNS_DELETE, params![min_created_at])
@@ -725,7 +904,7 @@ impl Store for SqliteStore {
     }
 
     fn cancel_run(&self, workflow_run_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
-        self.write(|t| {
+        self.shrink(|t| {
             let (live, expired): (u64, u64) = t
                 .query_row(
                     "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
@@ -929,6 +1108,32 @@ impl Store for SqliteStore {
             }
             Ok(())
         })
+    }
+
+    fn write_refusal(&self) -> Option<String> {
+        let mut full = lock(&self.full);
+        let reason = full.clone()?;
+        let headroom = Self::page_headroom(&lock(&self.writer)).unwrap_or(0);
+        // Room for the reserve and a quarter more for writes: the released reserve's own space
+        // coming back is not space returning.
+        let room = self
+            .reserve
+            .parent()
+            .map(|dir| match dir.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => dir,
+            })
+            .and_then(|dir| fs4::available_space(dir).ok())
+            .unwrap_or(0);
+        if headroom < HEADROOM_PAGES
+            || room < RESERVE_BYTES + RESERVE_BYTES / 4
+            || self.allocate_reserve().is_err()
+        {
+            return Some(reason);
+        }
+        tracing::info!("storage has room again: accepting writes");
+        *full = None;
+        None
     }
 
     fn usage_between(
