@@ -53,7 +53,7 @@ pub use config::{
 };
 pub use courier_models as models;
 pub use dlq::DlqFilter;
-pub use error::CourierError;
+pub use error::{CourierError, Result};
 pub use hooks::{ManagementInner, MessagingAuth, MessagingInner};
 pub use progenitor_client::{Error, ResponseValue};
 pub use retry::RetryPolicy;
@@ -68,6 +68,12 @@ pub mod messaging {
         /// Configure address, credentials, timeouts and retries.
         pub fn builder() -> MessagingClientBuilder {
             MessagingClientBuilder::default()
+        }
+
+        /// A client configured entirely from `COURIER_*` variables
+        /// (see [`config`](crate::config) for the names and the precedence rules).
+        pub fn from_env() -> Result<Client, crate::ConfigError> {
+            Client::builder().from_env()?.build()
         }
 
         /// A client for the messaging service at `base_url` that sends `token` as
@@ -101,6 +107,12 @@ pub mod management {
         /// Configure address, credentials, timeouts and retries.
         pub fn builder() -> ManagementClientBuilder {
             ManagementClientBuilder::default()
+        }
+
+        /// A client configured entirely from `COURIER_*` variables; the address is
+        /// `COURIER_MANAGEMENT_URL`, else `COURIER_BASE_URL`.
+        pub fn from_env() -> Result<Client, crate::ConfigError> {
+            Client::builder().from_env()?.build()
         }
 
         /// A client for the management interface at `base_url` authenticating with Basic

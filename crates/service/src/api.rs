@@ -348,7 +348,8 @@ impl ManagementApi for Service {
                 let Some(mut index) = store.index(&id)? else {
                     return Ok(None);
                 };
-                let throughput = stats::Buckets::for_period(courier_models::StatsPeriod::X1h, now);
+                let throughput =
+                    stats::Buckets::for_period(courier_models::StatsPeriod::OneHour, now);
                 index.throughput_vector =
                     throughput.series(store, &stats::index_metric(&id, "queries"))?;
                 Ok(Some(index))
