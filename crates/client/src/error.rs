@@ -15,8 +15,8 @@ pub type Result<T, E = CourierError> = std::result::Result<T, E>;
 /// `Display` is one line: `404 Not Found: no failed run with dlqId `x` in the DLQ` when the
 /// service answered, otherwise what failed followed by every cause (`could not reach the
 /// service: error sending request …: invalid peer certificate: UnknownIssuer`). The causes are
-/// also available one by one through [`std::error::Error::source`].
-#[derive(Debug)]
+/// also available one by one through [`std::error::Error::source`]. `Debug` prints the same
+/// line (so `fn main() -> Result<(), CourierError>` reports it readably); `{:#?}` shows the fields.
 pub struct CourierError {
     /// The HTTP status, when the service answered.
     pub status: Option<u16>,
@@ -75,6 +75,21 @@ impl fmt::Display for CourierError {
             f.write_str(" (retryable)")?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Debug for CourierError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_struct("CourierError")
+                .field("status", &self.status)
+                .field("message", &self.message)
+                .field("retryable", &self.retryable)
+                .field("source", &self.source)
+                .finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
     }
 }
 
@@ -194,6 +209,17 @@ impl From<progenitor_client::Error<ErrorBody>> for CourierError {
     }
 }
 
+impl From<courier_models::InvalidBase64> for CourierError {
+    fn from(error: courier_models::InvalidBase64) -> CourierError {
+        CourierError::new(
+            None,
+            "the service sent a body that cannot be decoded",
+            false,
+        )
+        .caused_by(error)
+    }
+}
+
 impl From<ConfigError> for CourierError {
     fn from(error: ConfigError) -> CourierError {
         CourierError::new(None, "the client configuration is invalid", false).caused_by(error)
@@ -212,6 +238,8 @@ mod tests {
             "404 Not Found: no failed run with dlqId `x` in the DLQ"
         );
         assert!(error.is_not_found());
+        // What `fn main() -> Result<(), CourierError>` prints on failure.
+        assert_eq!(format!("{error:?}"), error.to_string());
         let error = CourierError::new(Some(503), "busy", true);
         assert_eq!(
             error.to_string(),
