@@ -27,10 +27,27 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The generated methods return `progenitor_client::Error<ErrorBody>`: a documented error
-//! status arrives as `Error::ErrorResponse` carrying the status and the `{"error": "..."}` body,
-//! an undocumented one as `Error::UnexpectedResponse`, still with its status. `CourierError`
-//! converts from it (`?` works) and reads like a sentence.
+//! Every `send()` returns [`Result<_, CourierError>`](Result): one line, status and the
+//! service's message first, each cause after; `retryable` says whether another attempt may help
+//! (`send_raw()` keeps progenitor's own error type). Configuration errors convert too, so `?`
+//! works throughout:
+//!
+//! ```no_run
+//! # async fn demo() -> courier_client::Result<()> {
+//! use courier_client::messaging;
+//! let client = messaging::Client::from_env()?; // explicit setters would win over COURIER_*
+//! match client.get_workflow_dlq().dlq_id("1700000000000-0").send().await {
+//!     Ok(run) => println!("{:?}", run.into_inner().failure_function_state()),
+//!     Err(error) if error.is_not_found() => println!("already gone"),
+//!     Err(error) if error.retryable => eprintln!("try again later: {error}"),
+//!     Err(error) => return Err(error),
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! TLS: rustls by default (feature `rustls`), the system's TLS with feature `native-tls`;
+//! trusted roots are the platform's (or `SSL_CERT_FILE`'s) plus
+//! [`add_root_certificate_pem`](MessagingClientBuilder::add_root_certificate_pem).
 
 pub mod config;
 pub mod dlq;
