@@ -4,7 +4,7 @@
 //! store; data goes in through the admin API and comes out only through the generated client.
 
 use courier_client::models::*;
-use courier_client::{Error, management, messaging};
+use courier_client::{CourierError, management, messaging};
 use courier_service::testing::TestService;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -29,8 +29,8 @@ fn management_client(service: &TestService) -> management::Client {
     )
 }
 
-fn status<E>(error: &Error<E>) -> u16 {
-    error.status().map(|s| s.as_u16()).unwrap_or_default()
+fn status(error: &CourierError) -> u16 {
+    error.status.unwrap_or_default()
 }
 
 /// A failed run in the admin API's input shape (2.2 without `dlqId`).
@@ -695,7 +695,11 @@ async fn account_stats_for_every_period_follow_the_data_point_rules() {
             .expect("stats")
             .into_inner();
         let after = now_ms();
-        let expected_points = if period == StatsPeriod::X30d { 240 } else { 60 };
+        let expected_points = if period == StatsPeriod::ThirtyDays {
+            240
+        } else {
+            60
+        };
         for (name, series) in [
             ("daily_used", &stats.daily_used),
             ("daily_used_workflow", &stats.daily_used_workflow),

@@ -1,7 +1,7 @@
 //! The account's `max_requests_per_second`: 429 with `RateLimit-*` and `Retry-After` headers, and
 //! a client whose retries honour them.
 
-use courier_client::{CourierError, RetryPolicy, messaging};
+use courier_client::{RetryPolicy, messaging};
 use courier_service::testing::TestService;
 use serde_json::json;
 
@@ -108,7 +108,7 @@ async fn the_client_retries_after_429_and_reports_it_when_retries_are_off() {
     let mut refused = None;
     for _ in 0..5 {
         if let Err(error) = impatient.list_workflow_dlq().send().await {
-            refused = Some(CourierError::from(error));
+            refused = Some(error);
             break;
         }
     }

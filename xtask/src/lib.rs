@@ -6,6 +6,7 @@
 
 pub mod lint;
 mod models;
+mod postprocess;
 mod progenitor_gen;
 mod render;
 mod server;
@@ -118,6 +119,7 @@ fn generate_parsed(spec: &Spec) -> Result<Vec<GeneratedFile>, CodegenError> {
     }];
     for interface in &progenitor_gen::INTERFACES {
         let tokens = progenitor_gen::client(spec, interface, &models.type_names)?;
+        let tokens = postprocess::client_send_returns_courier_error(tokens)?;
         files.push(GeneratedFile {
             path: interface.client_path,
             contents: render::file(spec, interface.client_title, tokens)?,

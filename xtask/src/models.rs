@@ -110,8 +110,8 @@ pub fn generate(spec: &Spec) -> Result<Models, CodegenError> {
     generator
         .generate_tokens(&openapi)
         .map_err(|e| CodegenError::Generator(e.to_string()))?;
-    Ok(Models {
-        tokens: generator.get_type_space().to_stream(),
-        type_names,
-    })
+    let renames = crate::postprocess::enum_variant_names(spec)?;
+    let tokens =
+        crate::postprocess::rename_enum_variants(generator.get_type_space().to_stream(), &renames)?;
+    Ok(Models { tokens, type_names })
 }

@@ -7,9 +7,28 @@
 //! | `COURIER_REGION` | messaging | `eu-central-1` (default) or `us-east-1` |
 //! | `COURIER_REGION_URL_TEMPLATE` | messaging | address template with `{region}`, e.g. `https://{region}.messaging.example` |
 //! | `COURIER_SERVICE_TOKEN` | messaging | the service token (bearer) |
-//! | `COURIER_MANAGEMENT_URL` | management | the management interface address |
+//! | `COURIER_MANAGEMENT_URL` | management | the management interface address; else `COURIER_BASE_URL` |
 //! | `COURIER_CUSTOMER_ID` | management | Basic user name |
 //! | `COURIER_MANAGEMENT_KEY` | management | Basic password |
+//! | `SSL_CERT_FILE`, `SSL_CERT_DIR` | both (rustls) | CA roots to trust instead of the system's |
+//!
+//! **Precedence: what the code sets explicitly wins over the environment**, whatever the order
+//! of the calls: `from_env()` only fills what is still unset. For the messaging address, an
+//! explicit `base_url` or `region` counts as set. The management address falls back to
+//! `COURIER_BASE_URL`, because one `courier serve` listener serves both interfaces unless told
+//! otherwise.
+//!
+//! ```no_run
+//! # fn demo() -> Result<(), courier_client::CourierError> {
+//! use courier_client::{management, messaging};
+//! // Sends "my-token" even when COURIER_SERVICE_TOKEN is set; the address comes from
+//! // COURIER_BASE_URL (or COURIER_REGION + COURIER_REGION_URL_TEMPLATE).
+//! let messaging = messaging::Client::builder().token("my-token").from_env()?.build()?;
+//! // Everything from the environment; management falls back to COURIER_BASE_URL.
+//! let messaging = messaging::Client::from_env()?;
+//! let management = management::Client::from_env()?;
+//! # Ok(()) }
+//! ```
 
 use crate::hooks::{ManagementInner, MessagingAuth, MessagingInner};
 use crate::retry::RetryPolicy;
@@ -72,6 +91,10 @@ pub struct HttpOptions {
     /// Whole-request timeout, per attempt.
     pub timeout: Duration,
     pub retry: RetryPolicy,
+    /// PEM bundles of extra CA certificates to trust, besides the platform's roots.
+    pub root_certificates_pem: Vec<Vec<u8>>,
+    /// Host names to connect to at a fixed address instead of resolving them.
+    pub resolve: Vec<(String, std::net::SocketAddr)>,
 }
 
 impl Default for HttpOptions {
@@ -80,17 +103,57 @@ impl Default for HttpOptions {
             connect_timeout: Duration::from_secs(5),
             timeout: Duration::from_secs(30),
             retry: RetryPolicy::default(),
+            root_certificates_pem: Vec::new(),
+            resolve: Vec::new(),
         }
     }
 }
 
+/// The message of `error` followed by each of its causes, on one line.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let more = inner.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = inner.source();
+    }
+    text
+}
+
 impl HttpOptions {
     fn reqwest_client(&self) -> Result<reqwest::Client, ConfigError> {
-        reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
-            .timeout(self.timeout)
-            .build()
-            .map_err(|e| ConfigError(format!("cannot build the HTTP client: {e}")))
+            .timeout(self.timeout);
+        for (host, address) in &self.resolve {
+            builder = builder.resolve(host, *address);
+        }
+        for pem in &self.root_certificates_pem {
+            let certificates = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
+                ConfigError(format!(
+                    "the root certificate is not a PEM certificate: {}",
+                    with_causes(&e)
+                ))
+            })?;
+            if certificates.is_empty() {
+                return Err(ConfigError(
+                    "the root certificate PEM holds no certificate".into(),
+                ));
+            }
+            for certificate in certificates {
+                builder = builder.add_root_certificate(certificate);
+            }
+        }
+        builder.build().map_err(|e| {
+            ConfigError(format!(
+                "cannot build the HTTP client: {} (with rustls, SSL_CERT_FILE names a PEM file of CA roots to trust)",
+                with_causes(&e)
+            ))
+        })
     }
 }
 
@@ -114,6 +177,33 @@ macro_rules! http_option_setters {
             self.options.retry = policy;
             self
         }
+
+        /// Also trust the CA certificate(s) in this PEM text, besides the platform's roots (or
+        /// those of `SSL_CERT_FILE`): for a private CA or a local `courier serve --tls-cert`.
+        /// A PEM that holds no certificate makes `build()` fail.
+        ///
+        /// ```no_run
+        /// # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+        /// let ca = std::fs::read("my-ca.pem")?;
+        /// let client = courier_client::messaging::Client::builder()
+        ///     .base_url("https://127.0.0.1:8443")
+        ///     .token("...")
+        ///     .add_root_certificate_pem(ca)
+        ///     .build()?;
+        /// # Ok(()) }
+        /// ```
+        pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+            self.options.root_certificates_pem.push(pem.into());
+            self
+        }
+
+        /// Connect to `address` whenever a URL names `host`, without asking DNS (TLS still
+        /// checks the certificate against `host`): for trying a regional address against a
+        /// local service.
+        pub fn resolve(mut self, host: impl Into<String>, address: std::net::SocketAddr) -> Self {
+            self.options.resolve.push((host.into(), address));
+            self
+        }
     };
 }
 
@@ -131,7 +221,7 @@ fn require(value: Option<String>, what: &str) -> Result<String, ConfigError> {
 #[derive(Clone, Debug, Default)]
 pub struct MessagingClientBuilder {
     base_url: Option<String>,
-    region: Region,
+    region: Option<Region>,
     region_url_template: Option<String>,
     auth: Option<MessagingAuth>,
     options: HttpOptions,
@@ -146,7 +236,7 @@ impl MessagingClientBuilder {
 
     /// Selects the address through [`region_url_template`](Self::region_url_template).
     pub fn region(mut self, region: Region) -> Self {
-        self.region = region;
+        self.region = Some(region);
         self
     }
 
@@ -171,20 +261,22 @@ impl MessagingClientBuilder {
 
     http_option_setters!();
 
-    /// Reads `COURIER_BASE_URL`, `COURIER_REGION`, `COURIER_REGION_URL_TEMPLATE` and
-    /// `COURIER_SERVICE_TOKEN`.
+    /// Fills what is still unset from `COURIER_BASE_URL`, `COURIER_REGION`,
+    /// `COURIER_REGION_URL_TEMPLATE` and `COURIER_SERVICE_TOKEN`: explicit setters win, before
+    /// or after this call. An explicit `base_url` or `region` keeps the environment's address
+    /// out entirely.
     pub fn from_env(mut self) -> Result<Self, ConfigError> {
-        if let Some(url) = env("COURIER_BASE_URL") {
-            self.base_url = Some(url);
+        if self.base_url.is_none() && self.region.is_none() {
+            self.base_url = env("COURIER_BASE_URL");
+            if let Some(region) = env("COURIER_REGION") {
+                self.region = Some(region.parse()?);
+            }
         }
-        if let Some(region) = env("COURIER_REGION") {
-            self.region = region.parse()?;
+        if self.region_url_template.is_none() {
+            self.region_url_template = env("COURIER_REGION_URL_TEMPLATE");
         }
-        if let Some(template) = env("COURIER_REGION_URL_TEMPLATE") {
-            self.region_url_template = Some(template);
-        }
-        if let Some(token) = env("COURIER_SERVICE_TOKEN") {
-            self.auth = Some(MessagingAuth::Bearer(token));
+        if self.auth.is_none() {
+            self.auth = env("COURIER_SERVICE_TOKEN").map(MessagingAuth::Bearer);
         }
         Ok(self)
     }
@@ -195,7 +287,7 @@ impl MessagingClientBuilder {
             return Ok(url.clone());
         }
         match &self.region_url_template {
-            Some(template) if template.contains("{region}") => Ok(template.replace("{region}", self.region.as_str())),
+            Some(template) if template.contains("{region}") => Ok(template.replace("{region}", self.region.unwrap_or_default().as_str())),
             Some(template) => Err(ConfigError(format!("the region URL template `{template}` has no `{{region}}`"))),
             None => Err(ConfigError(
                 "no messaging address: set a base URL (COURIER_BASE_URL) or a region URL template (COURIER_REGION_URL_TEMPLATE)".into(),
@@ -248,19 +340,31 @@ impl ManagementClientBuilder {
 
     http_option_setters!();
 
-    /// Reads `COURIER_MANAGEMENT_URL`, `COURIER_CUSTOMER_ID` and `COURIER_MANAGEMENT_KEY`.
+    /// Fills what is still unset from `COURIER_MANAGEMENT_URL` (else `COURIER_BASE_URL`: one
+    /// listener serves both interfaces by default), `COURIER_CUSTOMER_ID` and
+    /// `COURIER_MANAGEMENT_KEY`. Explicit setters win, before or after this call.
     pub fn from_env(mut self) -> Result<Self, ConfigError> {
-        self.base_url = env("COURIER_MANAGEMENT_URL").or(self.base_url);
-        self.customer_id = env("COURIER_CUSTOMER_ID").or(self.customer_id);
-        self.management_key = env("COURIER_MANAGEMENT_KEY").or(self.management_key);
+        self.base_url = self
+            .base_url
+            .or_else(|| env("COURIER_MANAGEMENT_URL"))
+            .or_else(|| env("COURIER_BASE_URL"));
+        self.customer_id = self.customer_id.or_else(|| env("COURIER_CUSTOMER_ID"));
+        self.management_key = self
+            .management_key
+            .or_else(|| env("COURIER_MANAGEMENT_KEY"));
         Ok(self)
     }
 
+    /// The address the client will use.
+    pub fn resolved_url(&self) -> Result<String, ConfigError> {
+        require(
+            self.base_url.clone(),
+            "the management address (COURIER_MANAGEMENT_URL or COURIER_BASE_URL)",
+        )
+    }
+
     pub fn build(self) -> Result<management::Client, ConfigError> {
-        let url = require(
-            self.base_url,
-            "the management address (COURIER_MANAGEMENT_URL)",
-        )?;
+        let url = self.resolved_url()?;
         let customer_id = require(self.customer_id, "the customer id (COURIER_CUSTOMER_ID)")?;
         let management_key = require(
             self.management_key,
@@ -282,6 +386,62 @@ impl ManagementClientBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn explicit_settings_win_over_the_environment_in_any_order() {
+        // Only this test touches these variables; the values are unique to it.
+        // SAFETY: no other test of this binary reads or writes COURIER_* variables.
+        unsafe {
+            std::env::set_var("COURIER_BASE_URL", "http://env.example");
+            std::env::set_var("COURIER_SERVICE_TOKEN", "env-token");
+            std::env::set_var("COURIER_CUSTOMER_ID", "env-customer");
+            std::env::remove_var("COURIER_MANAGEMENT_URL");
+        }
+        let before = MessagingClientBuilder::default()
+            .token("explicit")
+            .base_url("http://explicit.example")
+            .from_env()
+            .unwrap();
+        assert!(matches!(&before.auth, Some(MessagingAuth::Bearer(t)) if t == "explicit"));
+        assert_eq!(before.resolved_url().unwrap(), "http://explicit.example");
+        let after = MessagingClientBuilder::default()
+            .from_env()
+            .unwrap()
+            .token("explicit");
+        assert!(matches!(&after.auth, Some(MessagingAuth::Bearer(t)) if t == "explicit"));
+        let region = MessagingClientBuilder::default()
+            .region(Region::UsEast1)
+            .region_url_template("https://{region}.mq.example")
+            .from_env()
+            .unwrap();
+        assert_eq!(
+            region.resolved_url().unwrap(),
+            "https://us-east-1.mq.example"
+        );
+        let unset = MessagingClientBuilder::default().from_env().unwrap();
+        assert!(matches!(&unset.auth, Some(MessagingAuth::Bearer(t)) if t == "env-token"));
+        assert_eq!(unset.resolved_url().unwrap(), "http://env.example");
+
+        // Management: falls back to COURIER_BASE_URL, explicit credentials win.
+        let management = ManagementClientBuilder::default()
+            .credentials("explicit-customer", "key")
+            .from_env()
+            .unwrap();
+        assert_eq!(management.resolved_url().unwrap(), "http://env.example");
+        assert_eq!(management.customer_id.as_deref(), Some("explicit-customer"));
+        assert!(management.build().is_ok());
+    }
+
+    #[test]
+    fn a_root_certificate_that_is_not_pem_fails_the_build_clearly() {
+        let error = MessagingClientBuilder::default()
+            .base_url("https://x")
+            .token("t")
+            .add_root_certificate_pem("not a certificate")
+            .build()
+            .unwrap_err();
+        assert!(error.0.contains("root certificate"), "{error}");
+    }
 
     #[test]
     fn regions_resolve_through_the_template_and_a_base_url_wins() {

@@ -4,8 +4,7 @@
 use crate::error::CourierError;
 use crate::messaging::{Client, builder};
 use courier_models::{FailureFunctionState, WorkflowDlqMessage};
-use futures::Stream;
-use std::num::NonZeroU64;
+use futures::stream::BoxStream;
 
 /// The list filters of operation 4.1 (shared by list, stream and bulk delete), plus the page
 /// size and a starting cursor. OR within one filter's values, AND across filters.
@@ -20,8 +19,9 @@ pub struct DlqFilter {
     pub failure_function_state: Vec<FailureFunctionState>,
     pub caller_ip: Vec<String>,
     pub flow_control_key: Vec<String>,
-    /// Page size (list: at most 100) or batch size (bulk delete: at most 1000).
-    pub count: Option<NonZeroU64>,
+    /// Page size (list: 1 to 100) or batch size (bulk delete: 1 to 1000); a value outside
+    /// fails the request with a message saying so, before or at the service.
+    pub count: Option<u64>,
     /// Start after this cursor instead of at the beginning.
     pub cursor: Option<String>,
 }
@@ -81,8 +81,15 @@ impl DlqFilter {
         self
     }
 
+    /// Adds one workflow URL (OR with the others); see [`workflow_urls`](Self::workflow_urls).
     pub fn workflow_url(mut self, url: impl Into<String>) -> Self {
         self.workflow_url.push(url.into());
+        self
+    }
+
+    /// Adds every workflow URL of `urls` (any iterator of strings).
+    pub fn workflow_urls<S: Into<String>>(mut self, urls: impl IntoIterator<Item = S>) -> Self {
+        self.workflow_url.extend(urls.into_iter().map(Into::into));
         self
     }
 
@@ -96,29 +103,62 @@ impl DlqFilter {
         self
     }
 
+    /// Adds one label (OR with the others); see [`labels`](Self::labels).
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label.push(label.into());
         self
     }
 
+    /// Adds every label of `labels` (any iterator of strings).
+    pub fn labels<S: Into<String>>(mut self, labels: impl IntoIterator<Item = S>) -> Self {
+        self.label.extend(labels.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds one failure function state; see [`failure_function_states`](Self::failure_function_states).
     pub fn failure_function_state(mut self, state: FailureFunctionState) -> Self {
         self.failure_function_state.push(state);
         self
     }
 
+    /// Adds every state of `states`.
+    pub fn failure_function_states(
+        mut self,
+        states: impl IntoIterator<Item = FailureFunctionState>,
+    ) -> Self {
+        self.failure_function_state.extend(states);
+        self
+    }
+
+    /// Adds one caller IP; see [`caller_ips`](Self::caller_ips).
     pub fn caller_ip(mut self, ip: impl Into<String>) -> Self {
         self.caller_ip.push(ip.into());
         self
     }
 
+    /// Adds every caller IP of `ips`.
+    pub fn caller_ips<S: Into<String>>(mut self, ips: impl IntoIterator<Item = S>) -> Self {
+        self.caller_ip.extend(ips.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds one flow-control key; see [`flow_control_keys`](Self::flow_control_keys).
     pub fn flow_control_key(mut self, key: impl Into<String>) -> Self {
         self.flow_control_key.push(key.into());
         self
     }
 
-    /// Page or batch size; 0 means the service's default.
+    /// Adds every flow-control key of `keys`.
+    pub fn flow_control_keys<S: Into<String>>(mut self, keys: impl IntoIterator<Item = S>) -> Self {
+        self.flow_control_key
+            .extend(keys.into_iter().map(Into::into));
+        self
+    }
+
+    /// Page size (list: 1 to 100, default 100) or batch size (bulk delete: 1 to 1000). 0 or
+    /// too large a value fails the request with a message that gives the allowed range.
     pub fn count(mut self, count: u64) -> Self {
-        self.count = NonZeroU64::new(count);
+        self.count = Some(count);
         self
     }
 
@@ -144,17 +184,36 @@ impl DlqFilter {
     }
 }
 
+impl<'a> builder::ListWorkflowDlq<'a> {
+    /// Sets every filter of `filter` (not its cursor: set that with `.cursor(..)`), so one
+    /// [`DlqFilter`] serves listing, [`Client::dlq_stream`] and
+    /// [`Client::delete_all_matching`].
+    pub fn filter(self, filter: &DlqFilter) -> Self {
+        filter.apply_to_list(self)
+    }
+}
+
+impl<'a> builder::DeleteWorkflowDlqBulk<'a> {
+    /// Sets every filter of `filter` (not its cursor).
+    pub fn filter(self, filter: &DlqFilter) -> Self {
+        filter.apply_to_delete(self)
+    }
+}
+
 /// A missing and an empty cursor both mean "no more" (decision 5).
 fn next_cursor(cursor: Option<String>) -> Option<String> {
     cursor.filter(|c| !c.is_empty())
 }
 
 impl Client {
-    /// Every failed run matching `filter`, following the cursor across pages.
+    /// Every failed run matching `filter`, following the cursor across pages. The stream owns
+    /// a clone of the client (cheap: the connection pool is shared) and is already pinned, so
+    /// it can be returned, stored or polled with `next()` / `try_next()` directly.
     pub fn dlq_stream(
         &self,
         filter: DlqFilter,
-    ) -> impl Stream<Item = Result<WorkflowDlqMessage, CourierError>> + '_ {
+    ) -> BoxStream<'static, Result<WorkflowDlqMessage, CourierError>> {
+        let client = self.clone();
         enum State {
             Start(Option<String>),
             Next(String),
@@ -163,21 +222,18 @@ impl Client {
         let pages =
             futures::stream::try_unfold(State::Start(filter.cursor.clone()), move |state| {
                 let filter = filter.clone();
+                let client = client.clone();
                 async move {
                     let cursor = match state {
                         State::Done => return Ok(None),
                         State::Start(cursor) => cursor,
                         State::Next(cursor) => Some(cursor),
                     };
-                    let mut request = filter.apply_to_list(self.list_workflow_dlq());
+                    let mut request = client.list_workflow_dlq().filter(&filter);
                     if let Some(cursor) = cursor {
                         request = request.cursor(cursor);
                     }
-                    let page = request
-                        .send()
-                        .await
-                        .map_err(CourierError::from)?
-                        .into_inner();
+                    let page = request.send().await?.into_inner();
                     let next = match next_cursor(page.cursor) {
                         Some(cursor) => State::Next(cursor),
                         None => State::Done,
@@ -188,7 +244,7 @@ impl Client {
                     )))
                 }
             });
-        futures::TryStreamExt::try_flatten(pages)
+        Box::pin(futures::TryStreamExt::try_flatten(pages))
     }
 
     /// Deletes every failed run matching `filter`, batch by batch (`filter.count` per request,
@@ -202,15 +258,11 @@ impl Client {
         let mut total: u64 = 0;
         let mut cursor = filter.cursor.clone();
         loop {
-            let mut request = filter.apply_to_delete(self.delete_workflow_dlq_bulk());
+            let mut request = self.delete_workflow_dlq_bulk().filter(filter);
             if let Some(cursor) = cursor.take() {
                 request = request.cursor(cursor);
             }
-            let batch = request
-                .send()
-                .await
-                .map_err(CourierError::from)?
-                .into_inner();
+            let batch = request.send().await?.into_inner();
             total += u64::try_from(batch.deleted).unwrap_or(0);
             progress(total);
             match next_cursor(batch.cursor) {

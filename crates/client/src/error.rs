@@ -1,34 +1,75 @@
-//! One error type for the hand-written helpers: status, the service's message, retryability.
+//! The client's one error type: every `send()`, every helper and every builder failure ends up a
+//! [`CourierError`], whose one-line message starts with the status and the service's message
+//! and ends with the whole chain of causes.
 
+use crate::config::ConfigError;
 use courier_models::ErrorBody;
+use std::error::Error as StdError;
 use std::fmt;
 
-/// What went wrong talking to the service, in a form that reads like a sentence.
-#[derive(Debug)]
+/// `Result` with [`CourierError`], the error of every `send()` of this crate.
+pub type Result<T, E = CourierError> = std::result::Result<T, E>;
+
+/// What went wrong talking to the service.
+///
+/// `Display` is one line: `404 Not Found: no failed run with dlqId `x` in the DLQ` when the
+/// service answered, otherwise what failed followed by every cause (`could not reach the
+/// service: error sending request …: invalid peer certificate: UnknownIssuer`). The causes are
+/// also available one by one through [`std::error::Error::source`]. `Debug` prints the same
+/// line (so `fn main() -> Result<(), CourierError>` reports it readably); `{:#?}` shows the fields.
 pub struct CourierError {
     /// The HTTP status, when the service answered.
     pub status: Option<u16>,
     /// The `error` message of the body, or a description of the failure.
     pub message: String,
-    /// Whether sending the same request again might succeed (connection failure, 429, 5xx).
+    /// Whether sending the same request again might succeed (connection failure, timeout, 429,
+    /// 5xx); never for bad addresses, bad parameters, configuration or certificate errors.
     pub retryable: bool,
+    source: Option<Box<dyn StdError + Send + Sync + 'static>>,
+}
+
+impl CourierError {
+    /// An error with no underlying cause.
+    pub fn new(status: Option<u16>, message: impl Into<String>, retryable: bool) -> CourierError {
+        CourierError {
+            status,
+            message: message.into(),
+            retryable,
+            source: None,
+        }
+    }
+
+    fn caused_by(mut self, source: impl StdError + Send + Sync + 'static) -> CourierError {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// Whether the service answered `404 Not Found`.
+    pub fn is_not_found(&self) -> bool {
+        self.status == Some(404)
+    }
 }
 
 impl fmt::Display for CourierError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.status {
-            Some(status) => {
-                let reason = reqwest::StatusCode::from_u16(status)
-                    .ok()
-                    .and_then(|s| s.canonical_reason())
-                    .unwrap_or("");
-                write!(
-                    f,
-                    "the service answered {status} {reason}: {}",
-                    self.message
-                )?;
+        if let Some(status) = self.status {
+            let reason = reqwest::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or("");
+            write!(f, "{status} {reason}: ")?;
+        }
+        f.write_str(&self.message)?;
+        // Every cause, deduplicated: reqwest and hyper often repeat an inner message verbatim.
+        let mut written = self.message.clone();
+        let mut cause = self.source();
+        while let Some(error) = cause {
+            let text = error.to_string();
+            if !text.is_empty() && !written.contains(&text) {
+                write!(f, ": {text}")?;
+                written.push_str(&text);
             }
-            None => write!(f, "the request failed: {}", self.message)?,
+            cause = error.source();
         }
         if self.retryable {
             f.write_str(" (retryable)")?;
@@ -37,45 +78,151 @@ impl fmt::Display for CourierError {
     }
 }
 
-impl std::error::Error for CourierError {}
+impl fmt::Debug for CourierError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_struct("CourierError")
+                .field("status", &self.status)
+                .field("message", &self.message)
+                .field("retryable", &self.retryable)
+                .field("source", &self.source)
+                .finish()
+        } else {
+            fmt::Display::fmt(self, f)
+        }
+    }
+}
+
+impl StdError for CourierError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn StdError + 'static))
+    }
+}
+
+/// Whether a transport failure may go away by itself: a refused or reset connection or a
+/// timeout, but not a malformed address (a builder error) and not a TLS failure such as an
+/// untrusted certificate, which rustls reports as an `InvalidData` I/O error under the
+/// connect error.
+pub(crate) fn is_transient(error: &reqwest::Error) -> bool {
+    if error.is_builder() {
+        return false;
+    }
+    if !(error.is_connect() || error.is_timeout()) {
+        return false;
+    }
+    let mut cause: Option<&(dyn StdError + 'static)> = error.source();
+    while let Some(inner) = cause {
+        // io::Error's own source() skips the error it wraps, so look inside by hand.
+        let mut io = inner.downcast_ref::<std::io::Error>();
+        while let Some(current) = io {
+            if current.kind() == std::io::ErrorKind::InvalidData {
+                return false;
+            }
+            io = current
+                .get_ref()
+                .and_then(|wrapped| wrapped.downcast_ref::<std::io::Error>());
+        }
+        cause = inner.source();
+    }
+    true
+}
+
+/// progenitor's messages for a setter value it could not convert name a Rust type
+/// (``conversion to `:: std :: num :: NonZeroU64` for count failed``); say what is allowed.
+fn explain_invalid_request(message: String) -> String {
+    let Some(rest) = message.strip_prefix("conversion to `") else {
+        return message;
+    };
+    let Some((type_name, rest)) = rest.split_once("` for ") else {
+        return message;
+    };
+    let Some(parameter) = rest.strip_suffix(" failed") else {
+        return message;
+    };
+    let type_name: String = type_name.chars().filter(|c| !c.is_whitespace()).collect();
+    let type_name = type_name.trim_end_matches('>');
+    if type_name.ends_with("NonZeroU64") {
+        format!("`{parameter}` must be a whole number of at least 1")
+    } else if type_name.ends_with("StatsPeriod") {
+        let periods: Vec<String> = courier_models::StatsPeriod::ALL
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        format!(
+            "`{parameter}` must be one of {} (courier_models::StatsPeriod)",
+            periods.join(", ")
+        )
+    } else if type_name.ends_with("FailureFunctionState") {
+        format!(
+            "`{parameter}` must be one of CALLBACK_INPROGRESS, CALLBACK_SUCCESS, CALLBACK_FAIL, CALLBACK_CANCELED"
+        )
+    } else {
+        let short = type_name.rsplit("::").next().unwrap_or(type_name);
+        format!("`{parameter}` is not a valid {short}")
+    }
+}
 
 impl From<progenitor_client::Error<ErrorBody>> for CourierError {
     fn from(error: progenitor_client::Error<ErrorBody>) -> CourierError {
         use progenitor_client::Error;
         let status = error.status().map(|s| s.as_u16());
         let retryable_status = error.status().is_some_and(crate::retry::retryable_status);
-        let (message, retryable) = match error {
-            Error::ErrorResponse(body) => (body.into_inner().error, retryable_status),
-            Error::CommunicationError(e) => {
-                let transient = e.is_connect() || e.is_timeout();
-                (
-                    format!("could not reach the service: {e}"),
-                    transient || retryable_status,
-                )
+        match error {
+            Error::ErrorResponse(body) => {
+                CourierError::new(status, body.into_inner().error, retryable_status)
             }
-            Error::UnexpectedResponse(response) => (
-                format!(
-                    "an undocumented response ({} {})",
-                    response.status(),
-                    response.url().path()
-                ),
+            Error::CommunicationError(e) => {
+                let what = if e.is_builder() {
+                    "the request could not be built (check the address)"
+                } else {
+                    "could not reach the service"
+                };
+                let retryable = is_transient(&e) || retryable_status;
+                CourierError::new(status, what, retryable).caused_by(e)
+            }
+            Error::UnexpectedResponse(response) => CourierError::new(
+                status,
+                format!("an undocumented response to {}", response.url().path()),
                 retryable_status,
             ),
-            Error::InvalidResponsePayload(_, e) => (
-                format!("the response body did not match the spec: {e}"),
+            Error::InvalidResponsePayload(_, e) => CourierError::new(
+                status,
+                "the response body did not match the interface",
+                false,
+            )
+            .caused_by(e),
+            Error::ResponseBodyError(e) => {
+                CourierError::new(status, "the response body could not be read", true).caused_by(e)
+            }
+            Error::InvalidRequest(message) => CourierError::new(
+                None,
+                format!("invalid request: {}", explain_invalid_request(message)),
                 false,
             ),
-            Error::ResponseBodyError(e) => {
-                (format!("the response body could not be read: {e}"), true)
+            Error::Custom(message) => CourierError::new(status, message, false),
+            Error::InvalidUpgrade(e) => {
+                CourierError::new(status, "the connection upgrade failed", false).caused_by(e)
             }
-            Error::InvalidRequest(message) | Error::Custom(message) => (message, false),
-            Error::InvalidUpgrade(e) => (e.to_string(), false),
-        };
-        CourierError {
-            status,
-            message,
-            retryable,
         }
+    }
+}
+
+impl From<courier_models::InvalidBase64> for CourierError {
+    fn from(error: courier_models::InvalidBase64) -> CourierError {
+        CourierError::new(
+            None,
+            "the service sent a body that cannot be decoded",
+            false,
+        )
+        .caused_by(error)
+    }
+}
+
+impl From<ConfigError> for CourierError {
+    fn from(error: ConfigError) -> CourierError {
+        CourierError::new(None, "the client configuration is invalid", false).caused_by(error)
     }
 }
 
@@ -84,24 +231,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn display_reads_like_a_sentence() {
-        let error = CourierError {
-            status: Some(404),
-            message: "no failed run with dlqId `x` in the DLQ".into(),
-            retryable: false,
-        };
+    fn display_starts_with_status_and_message_on_one_line() {
+        let error = CourierError::new(Some(404), "no failed run with dlqId `x` in the DLQ", false);
         assert_eq!(
             error.to_string(),
-            "the service answered 404 Not Found: no failed run with dlqId `x` in the DLQ"
+            "404 Not Found: no failed run with dlqId `x` in the DLQ"
         );
-        let error = CourierError {
-            status: Some(503),
-            message: "busy".into(),
-            retryable: true,
-        };
+        assert!(error.is_not_found());
+        // What `fn main() -> Result<(), CourierError>` prints on failure.
+        assert_eq!(format!("{error:?}"), error.to_string());
+        let error = CourierError::new(Some(503), "busy", true);
         assert_eq!(
             error.to_string(),
-            "the service answered 503 Service Unavailable: busy (retryable)"
+            "503 Service Unavailable: busy (retryable)"
         );
+    }
+
+    #[test]
+    fn display_carries_every_cause_and_source_exposes_them() {
+        let error = CourierError::from(ConfigError("the management key is not set".into()));
+        assert_eq!(
+            error.to_string(),
+            "the client configuration is invalid: the management key is not set"
+        );
+        assert!(!error.to_string().contains('\n'));
+        let source = error.source().expect("the cause is kept");
+        assert_eq!(source.to_string(), "the management key is not set");
+    }
+
+    #[test]
+    fn generator_conversion_messages_become_clear() {
+        let explained = |m: &str| explain_invalid_request(m.to_owned());
+        assert_eq!(
+            explained("conversion to `:: std :: num :: NonZeroU64` for count failed"),
+            "`count` must be a whole number of at least 1"
+        );
+        assert_eq!(
+            explained("conversion to `:: courier_models :: StatsPeriod` for period failed"),
+            "`period` must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d (courier_models::StatsPeriod)"
+        );
+        assert_eq!(explained("something else"), "something else");
     }
 }

@@ -27,10 +27,27 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The generated methods return `progenitor_client::Error<ErrorBody>`: a documented error
-//! status arrives as `Error::ErrorResponse` carrying the status and the `{"error": "..."}` body,
-//! an undocumented one as `Error::UnexpectedResponse`, still with its status. `CourierError`
-//! converts from it (`?` works) and reads like a sentence.
+//! Every `send()` returns [`Result<_, CourierError>`](Result): one line, status and the
+//! service's message first, each cause after; `retryable` says whether another attempt may help
+//! (`send_raw()` keeps progenitor's own error type). Configuration errors convert too, so `?`
+//! works throughout:
+//!
+//! ```no_run
+//! # async fn demo() -> courier_client::Result<()> {
+//! use courier_client::messaging;
+//! let client = messaging::Client::from_env()?; // explicit setters would win over COURIER_*
+//! match client.get_workflow_dlq().dlq_id("1700000000000-0").send().await {
+//!     Ok(run) => println!("{:?}", run.into_inner().failure_function_state()),
+//!     Err(error) if error.is_not_found() => println!("already gone"),
+//!     Err(error) if error.retryable => eprintln!("try again later: {error}"),
+//!     Err(error) => return Err(error),
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! TLS: rustls by default (feature `rustls`), the system's TLS with feature `native-tls`;
+//! trusted roots are the platform's (or `SSL_CERT_FILE`'s) plus
+//! [`add_root_certificate_pem`](MessagingClientBuilder::add_root_certificate_pem).
 
 pub mod config;
 pub mod dlq;
@@ -53,7 +70,7 @@ pub use config::{
 };
 pub use courier_models as models;
 pub use dlq::DlqFilter;
-pub use error::CourierError;
+pub use error::{CourierError, Result};
 pub use hooks::{ManagementInner, MessagingAuth, MessagingInner};
 pub use progenitor_client::{Error, ResponseValue};
 pub use retry::RetryPolicy;
@@ -68,6 +85,12 @@ pub mod messaging {
         /// Configure address, credentials, timeouts and retries.
         pub fn builder() -> MessagingClientBuilder {
             MessagingClientBuilder::default()
+        }
+
+        /// A client configured entirely from `COURIER_*` variables
+        /// (see [`config`](crate::config) for the names and the precedence rules).
+        pub fn from_env() -> Result<Client, crate::ConfigError> {
+            Client::builder().from_env()?.build()
         }
 
         /// A client for the messaging service at `base_url` that sends `token` as
@@ -101,6 +124,12 @@ pub mod management {
         /// Configure address, credentials, timeouts and retries.
         pub fn builder() -> ManagementClientBuilder {
             ManagementClientBuilder::default()
+        }
+
+        /// A client configured entirely from `COURIER_*` variables; the address is
+        /// `COURIER_MANAGEMENT_URL`, else `COURIER_BASE_URL`.
+        pub fn from_env() -> Result<Client, crate::ConfigError> {
+            Client::builder().from_env()?.build()
         }
 
         /// A client for the management interface at `base_url` authenticating with Basic

@@ -92,7 +92,7 @@ pub async fn execute(
                 policy.wait(attempt - 1, retry_after(response.headers()))
             }
             Ok(_) => return result,
-            Err(error) if error.is_connect() || error.is_timeout() => policy.backoff(attempt - 1),
+            Err(error) if crate::error::is_transient(error) => policy.backoff(attempt - 1),
             Err(_) => return result,
         };
         tokio::time::sleep(wait).await;

@@ -30,45 +30,47 @@
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
 mod generated;
+mod helpers;
 
 pub use generated::*;
+pub use helpers::InvalidBase64;
 
 impl ReservedPlanType {
     /// No reserved plan applies (no card attached and not pay-as-you-go): the empty string on
-    /// the wire. typify names this variant `X`, having no letters to derive a name from.
-    pub const NONE: ReservedPlanType = ReservedPlanType::X;
+    /// the wire. The same as [`ReservedPlanType::Unreserved`].
+    pub const NONE: ReservedPlanType = ReservedPlanType::Unreserved;
 }
 
 impl StatsPeriod {
     /// Every period, shortest first.
     pub const ALL: [StatsPeriod; 7] = [
-        StatsPeriod::X1h,
-        StatsPeriod::X3h,
-        StatsPeriod::X12h,
-        StatsPeriod::X1d,
-        StatsPeriod::X3d,
-        StatsPeriod::X7d,
-        StatsPeriod::X30d,
+        StatsPeriod::OneHour,
+        StatsPeriod::ThreeHours,
+        StatsPeriod::TwelveHours,
+        StatsPeriod::OneDay,
+        StatsPeriod::ThreeDays,
+        StatsPeriod::SevenDays,
+        StatsPeriod::ThirtyDays,
     ];
 
     /// Length of the period in seconds.
     pub fn seconds(self) -> i64 {
         const HOUR: i64 = 3600;
         match self {
-            StatsPeriod::X1h => HOUR,
-            StatsPeriod::X3h => 3 * HOUR,
-            StatsPeriod::X12h => 12 * HOUR,
-            StatsPeriod::X1d => 24 * HOUR,
-            StatsPeriod::X3d => 72 * HOUR,
-            StatsPeriod::X7d => 168 * HOUR,
-            StatsPeriod::X30d => 720 * HOUR,
+            StatsPeriod::OneHour => HOUR,
+            StatsPeriod::ThreeHours => 3 * HOUR,
+            StatsPeriod::TwelveHours => 12 * HOUR,
+            StatsPeriod::OneDay => 24 * HOUR,
+            StatsPeriod::ThreeDays => 72 * HOUR,
+            StatsPeriod::SevenDays => 168 * HOUR,
+            StatsPeriod::ThirtyDays => 720 * HOUR,
         }
     }
 
     /// How many data points a series of this period holds: 60, or 240 for `30d`.
     pub fn data_points(self) -> i64 {
         match self {
-            StatsPeriod::X30d => 240,
+            StatsPeriod::ThirtyDays => 240,
             _ => 60,
         }
     }

@@ -28,6 +28,15 @@ pub struct Config {
     pub demo: bool,
     /// How long a client may take to send a request's headers ([`HEADER_READ_TIMEOUT`]).
     pub header_read_timeout: Duration,
+    /// Serve HTTPS with this configuration (`--tls-cert`/`--tls-key`) instead of plain HTTP.
+    pub tls: Option<crate::tls::ServerTls>,
+}
+
+impl Config {
+    /// `https` when serving TLS, `http` otherwise.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls.is_some() { "https" } else { "http" }
+    }
 }
 
 /// Opens the store in the data directory and loads (or creates) the account.
@@ -263,6 +272,7 @@ async fn serve_listener(
     listener: tokio::net::TcpListener,
     router: Router,
     header_read_timeout: Duration,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
@@ -289,11 +299,37 @@ async fn serve_listener(
         };
         let _ = stream.set_nodelay(true);
         let service = hyper_util::service::TowerToHyperService::new(router.clone());
-        let connection = builder.serve_connection(TokioIo::new(stream), service);
-        let connection = graceful.watch(connection);
+        let watcher = graceful.watcher();
+        let builder = builder.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             // Errors here are a client's broken connection or timeout: nothing to report upward.
-            if let Err(error) = connection.await {
+            let result = match tls {
+                None => {
+                    let connection = builder.serve_connection(TokioIo::new(stream), service);
+                    watcher.watch(connection).await
+                }
+                Some(acceptor) => {
+                    // The handshake runs in the connection's task, bounded like the headers,
+                    // so a silent client neither blocks accepting nor holds the task forever.
+                    let handshake =
+                        tokio::time::timeout(header_read_timeout, acceptor.accept(stream)).await;
+                    let stream = match handshake {
+                        Ok(Ok(stream)) => stream,
+                        Ok(Err(error)) => {
+                            tracing::debug!(%error, "TLS handshake failed");
+                            return;
+                        }
+                        Err(_) => {
+                            tracing::debug!("TLS handshake timed out");
+                            return;
+                        }
+                    };
+                    let connection = builder.serve_connection(TokioIo::new(stream), service);
+                    watcher.watch(connection).await
+                }
+            };
+            if let Err(error) = result {
                 tracing::debug!(%error, "connection ended with an error");
             }
         });
@@ -320,10 +356,20 @@ pub async fn serve(
         let _ = stop_tx.send(true);
     });
     let timeout = config.header_read_timeout;
-    let main = serve_listener(listeners.main, main_router, timeout, stop_rx.clone());
+    let tls = config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
+    let main = serve_listener(
+        listeners.main,
+        main_router,
+        timeout,
+        tls.clone(),
+        stop_rx.clone(),
+    );
     match (listeners.management, management_router) {
         (Some(listener), Some(router)) => {
-            tokio::join!(main, serve_listener(listener, router, timeout, stop_rx));
+            tokio::join!(
+                main,
+                serve_listener(listener, router, timeout, tls, stop_rx)
+            );
         }
         _ => main.await,
     }
@@ -348,13 +394,14 @@ pub fn banner(service: &Service, config: &Config, listeners: &Listeners) -> Stri
         .and_then(|l| l.local_addr().ok())
         .map(|a| a.to_string())
         .unwrap_or_else(|| main.clone());
+    let scheme = config.scheme();
     let admin = match &config.admin_token {
-        Some(_) => format!("  admin API:      http://{main}/admin/v1 (Bearer <admin token>)\n"),
+        Some(_) => format!("  admin API:      {scheme}://{main}/admin/v1 (Bearer <admin token>)\n"),
         None => String::new(),
     };
     format!(
-        "courier is serving\n  messaging:      http://{main}  (Authorization: Bearer $COURIER_SERVICE_TOKEN)\n  \
-         management:     http://{management}  (Basic customer_id:management_key)\n{admin}  data directory: {}\n\n\
+        "courier is serving\n  messaging:      {scheme}://{main}  (Authorization: Bearer $COURIER_SERVICE_TOKEN)\n  \
+         management:     {scheme}://{management}  (Basic customer_id:management_key)\n{admin}  data directory: {}\n\n\
          export COURIER_SERVICE_TOKEN='{}'\nexport COURIER_CUSTOMER_ID='{}'\nexport COURIER_MANAGEMENT_KEY='{}'\n",
         config.data_dir.display(),
         account.token,

@@ -15,3 +15,4 @@ pub mod stats;
 pub mod store;
 pub mod testing;
 pub mod time;
+pub mod tls;

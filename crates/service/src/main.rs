@@ -50,6 +50,12 @@ struct ServeArgs {
     #[arg(long, env = "COURIER_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
     /// Seed demo data (failed runs, URL groups, a search index) into an empty DLQ.
+    /// Serve HTTPS: PEM certificate chain, leaf first (needs --tls-key).
+    #[arg(long, env = "COURIER_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, env = "COURIER_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     #[arg(long, env = "COURIER_DEMO")]
     demo: bool,
 }
@@ -89,6 +95,16 @@ async fn main() -> ExitCode {
     // `--demo` without credentials uses the documented demo ones, so the README works verbatim.
     let demo_default =
         |given: Option<String>, demo: &str| given.or_else(|| args.demo.then(|| demo.to_owned()));
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => match courier_service::tls::load(cert, key) {
+            Ok(tls) => Some(tls),
+            Err(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::FAILURE;
+            }
+        },
+        _ => None,
+    };
     let config = Config {
         listen: args.listen,
         management_listen: args.management_listen,
@@ -101,6 +117,7 @@ async fn main() -> ExitCode {
         admin_token: args.admin_token.clone(),
         demo: args.demo,
         header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
+        tls,
     };
     let result = async {
         // Held until serving ends; the kernel releases it however the process exits.

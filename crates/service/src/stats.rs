@@ -380,7 +380,7 @@ pub fn index_throughput(
     index_id: &str,
     now_ms: i64,
 ) -> Result<Vec<DataPoint>, StoreError> {
-    let hour = Buckets::for_period(StatsPeriod::X1h, now_ms);
+    let hour = Buckets::for_period(StatsPeriod::OneHour, now_ms);
     let events = index_events(store, index_id, &[hour])?;
     Ok(IndexSeries::new(hour, &events).points(|interval| {
         interval.count(IndexActivity::Query) + interval.count(IndexActivity::Update)
@@ -454,7 +454,11 @@ mod tests {
             let buckets = Buckets::for_period(period, now);
             assert_eq!(
                 buckets.count,
-                if period == StatsPeriod::X30d { 240 } else { 60 }
+                if period == StatsPeriod::ThirtyDays {
+                    240
+                } else {
+                    60
+                }
             );
             assert_eq!(buckets.interval_ms, period.interval_seconds() * 1000);
             assert_eq!(
@@ -468,10 +472,10 @@ mod tests {
                 "{period}: the last bucket holds now"
             );
         }
-        let hour = Buckets::for_period(StatsPeriod::X1h, now);
+        let hour = Buckets::for_period(StatsPeriod::OneHour, now);
         assert_eq!(format_x(hour.start_ms), "2025-10-23 16:35:00.000 +0000 UTC");
         assert_eq!(
-            Buckets::for_period(StatsPeriod::X30d, now).interval_ms,
+            Buckets::for_period(StatsPeriod::ThirtyDays, now).interval_ms,
             3 * 3_600_000
         );
     }

@@ -17,6 +17,7 @@ pub struct TestService {
     pub admin_token: String,
     address: SocketAddr,
     config: Config,
+    admin_http: reqwest::Client,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<(), String>>>,
     // Held across restarts, like the binary holds it for its lifetime (dropped before the dir).
@@ -27,6 +28,25 @@ pub struct TestService {
 impl TestService {
     /// Starts a fresh service: new data dir, random credentials, admin API enabled.
     pub async fn start() -> TestService {
+        TestService::start_with(None, reqwest::Client::new()).await
+    }
+
+    /// Like [`TestService::start`], serving HTTPS with `tls` (see [`crate::tls::from_pem`]);
+    /// [`TestService::base_url`] then starts with `https://`, and [`TestService::admin`]
+    /// trusts `root_pem`, the CA that signed the service's certificate.
+    pub async fn start_https(tls: crate::tls::ServerTls, root_pem: &[u8]) -> TestService {
+        let root = reqwest::Certificate::from_pem(root_pem).expect("a PEM CA certificate");
+        let admin_http = reqwest::Client::builder()
+            .add_root_certificate(root)
+            .build()
+            .expect("an HTTPS client for the admin API");
+        TestService::start_with(Some(tls), admin_http).await
+    }
+
+    async fn start_with(
+        tls: Option<crate::tls::ServerTls>,
+        admin_http: reqwest::Client,
+    ) -> TestService {
         let data_dir = tempfile::tempdir().expect("temporary data dir");
         let config = Config {
             listen: "127.0.0.1:0".parse().expect("address"),
@@ -44,6 +64,7 @@ impl TestService {
             demo: false,
             // Short, so the slow-client test does not wait long.
             header_read_timeout: std::time::Duration::from_secs(2),
+            tls,
         };
         let mut service = TestService {
             service_token: String::new(),
@@ -52,6 +73,7 @@ impl TestService {
             admin_token: config.admin_token.clone().unwrap_or_default(),
             address: config.listen,
             config,
+            admin_http,
             stop: None,
             task: None,
             _lock: crate::datadir::lock_data_dir(data_dir.path()).expect("data dir lock"),
@@ -82,9 +104,15 @@ impl TestService {
         self.stop = Some(stop);
     }
 
-    /// `http://127.0.0.1:<port>`: both interfaces and the admin API.
+    /// `http://127.0.0.1:<port>` (`https://` when started with TLS): both interfaces and the
+    /// admin API.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.address)
+        format!("{}://{}", self.config.scheme(), self.address)
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.address.port()
     }
 
     /// Stops the service gracefully and waits until it has released the store.
@@ -107,7 +135,7 @@ impl TestService {
 
     /// A `reqwest` request to the admin API with the admin token.
     pub fn admin(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        reqwest::Client::new()
+        self.admin_http
             .request(method, format!("{}/admin/v1{path}", self.base_url()))
             .bearer_auth(&self.admin_token)
     }

@@ -155,3 +155,75 @@ async fn management_can_listen_on_its_own_address() {
         .expect("health");
     assert_eq!(health.status(), 200);
 }
+
+/// A self-signed certificate for 127.0.0.1 (its own CA), as PEM: (certificate, key).
+fn self_signed_localhost() -> (String, String) {
+    let key = rcgen::KeyPair::generate().expect("key");
+    let certificate = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .expect("params")
+        .self_signed(&key)
+        .expect("certificate");
+    (certificate.pem(), key.serialize_pem())
+}
+
+#[tokio::test]
+async fn serve_with_tls_cert_and_key_speaks_https_only() {
+    let data = tempfile::tempdir().expect("data dir");
+    let (cert_pem, key_pem) = self_signed_localhost();
+    let cert = data.path().join("cert.pem");
+    let key = data.path().join("key.pem");
+    std::fs::write(&cert, &cert_pem).expect("cert file");
+    std::fs::write(&key, &key_pem).expect("key file");
+    let mut command = common::courier_serve(&data.path().join("store"));
+    command
+        .arg("--tls-cert")
+        .arg(&cert)
+        .arg("--tls-key")
+        .arg(&key);
+    let running = Courier::spawn(&mut command);
+    assert!(
+        running.base.starts_with("https://127.0.0.1:"),
+        "{}",
+        running.base
+    );
+
+    let trusting = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(cert_pem.as_bytes()).unwrap())
+        .build()
+        .unwrap();
+    let health = trusting
+        .get(format!("{}/health", running.base))
+        .send()
+        .await
+        .expect("HTTPS request");
+    assert_eq!(health.status(), 200);
+    // Plain HTTP on the TLS port gets no HTTP answer.
+    let plain = reqwest::get(format!(
+        "{}/health",
+        running.base.replacen("https", "http", 1)
+    ))
+    .await;
+    assert!(plain.is_err(), "plain HTTP answered: {plain:?}");
+}
+
+#[test]
+fn serve_with_an_unreadable_tls_key_says_so_and_exits() {
+    let data = tempfile::tempdir().expect("data dir");
+    let (cert_pem, _) = self_signed_localhost();
+    let cert = data.path().join("cert.pem");
+    std::fs::write(&cert, cert_pem).expect("cert file");
+    let output = common::courier_serve(&data.path().join("store"))
+        .arg("--tls-cert")
+        .arg(&cert)
+        .arg("--tls-key")
+        .arg(data.path().join("missing.pem"))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("courier runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot read a private key from"),
+        "{stderr}"
+    );
+}
