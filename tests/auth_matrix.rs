@@ -1,10 +1,10 @@
 //! Auth matrix generated from `spec/openapi.yaml`: every operation × every credential case gets
 //! the expected status, the `{"error": "..."}` body and the `WWW-Authenticate` challenge.
 //!
-//! The operations, the interface each belongs to (from its `security`), its path parameters and
-//! its success status are read from the spec at test time, so an operation added to the spec is
-//! exercised without touching this file, and the test fails naming any operation it cannot
-//! exercise (a path parameter with no fixture, a security scheme it does not know).
+//! The operations, the interface each belongs to (its tag), its path parameters and its success
+//! status come from the generated table of operations (`courier_models::OPERATIONS`), so an
+//! operation added to the spec is exercised without touching this file, and the test fails
+//! naming any operation it cannot exercise (a path parameter with no fixture).
 //!
 //! The matrix runs three times against one service: with the initial token, after a rotation
 //! (`POST /v2/svc/user/rotatetoken`: the token from before it must be refused everywhere and the
@@ -56,127 +56,39 @@ struct Operation {
     documented: BTreeSet<u16>,
 }
 
-fn spec() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/openapi.yaml");
-    let text = std::fs::read_to_string(path).expect("spec/openapi.yaml is readable");
-    serde_yaml::from_str(&text).expect("spec/openapi.yaml parses")
-}
-
-/// The interface of an operation from its `security` requirements (or the document's), by what
-/// each named scheme is: a bearer or `service_token` query key is messaging (decision 4), HTTP
-/// Basic is management (decision 10).
-fn interface_of(spec: &Value, id: &str, operation: &Value) -> Result<Interface, String> {
-    let requirements = operation
-        .get("security")
-        .or_else(|| spec.get("security"))
-        .and_then(Value::as_array)
-        .filter(|requirements| !requirements.is_empty())
-        .ok_or_else(|| format!("{id}: declares no security requirement"))?;
-    let mut interfaces = BTreeSet::new();
-    let mut messaging_schemes = BTreeSet::new();
-    for requirement in requirements {
-        let names = requirement
-            .as_object()
-            .filter(|names| !names.is_empty())
-            .ok_or_else(|| format!("{id}: an empty security requirement allows anonymous calls"))?;
-        for name in names.keys() {
-            let scheme = &spec["components"]["securitySchemes"][name];
-            let field = |key: &str| scheme[key].as_str().map(str::to_ascii_lowercase);
-            let kind = match (
-                field("type").as_deref(),
-                field("scheme").as_deref(),
-                field("in").as_deref(),
-                scheme["name"].as_str(),
-            ) {
-                (Some("http"), Some("bearer"), _, _) => {
-                    messaging_schemes.insert("bearer");
-                    Interface::Messaging
-                }
-                (Some("apikey"), _, Some("query"), Some("service_token")) => {
-                    messaging_schemes.insert("query");
-                    Interface::Messaging
-                }
-                (Some("http"), Some("basic"), _, _) => Interface::Management,
-                _ => {
-                    return Err(format!(
-                        "{id}: security scheme `{name}` is neither the messaging bearer token, the \
-                         `service_token` query key nor management Basic: {scheme}"
-                    ));
-                }
+/// Every operation of the spec, from the generated table of operations (by `operationId`): its
+/// interface is its tag, its success the one 2xx status it documents.
+fn operations() -> Vec<Operation> {
+    courier_models::OPERATIONS
+        .iter()
+        .map(|operation| {
+            let interface = match operation.tag {
+                "messaging" => Interface::Messaging,
+                "management" => Interface::Management,
+                other => panic!("{}: tag `{other}` names no interface", operation.id),
             };
-            interfaces.insert(kind);
-        }
-    }
-    let interface = match interfaces.into_iter().collect::<Vec<_>>()[..] {
-        [interface] => interface,
-        _ => return Err(format!("{id}: mixes messaging and management schemes")),
-    };
-    if interface == Interface::Messaging && messaging_schemes.len() != 2 {
-        return Err(format!(
-            "{id}: a messaging operation must accept both the bearer header and the \
-             `service_token` query key (decision 4); it declares {messaging_schemes:?}"
-        ));
-    }
-    Ok(interface)
-}
-
-/// Every operation of the spec (ordered by path, then method as written).
-fn operations(spec: &Value) -> Vec<Operation> {
-    const METHODS: [&str; 8] = [
-        "get", "put", "post", "delete", "patch", "head", "options", "trace",
-    ];
-    let paths = spec["paths"].as_object().expect("the spec has paths");
-    let mut operations = Vec::new();
-    for (path, item) in paths {
-        let item = item.as_object().expect("a path item is an object");
-        for (method, operation) in item {
-            if !METHODS.contains(&method.as_str()) {
-                continue;
-            }
-            let id = operation["operationId"]
-                .as_str()
-                .unwrap_or_else(|| panic!("{method} {path} has no operationId"))
-                .to_owned();
-            let interface = interface_of(spec, &id, operation).unwrap_or_else(|e| panic!("{e}"));
-            let tags: Vec<&str> = operation["tags"]
-                .as_array()
-                .map(|tags| tags.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            assert_eq!(
-                tags,
-                [interface.tag()],
-                "{id}: its tag must name the interface its security says"
-            );
-            let documented: BTreeSet<u16> = operation["responses"]
-                .as_object()
-                .unwrap_or_else(|| panic!("{id} has no responses"))
-                .keys()
-                .map(|status| {
-                    status
-                        .parse()
-                        .unwrap_or_else(|_| panic!("{id}: response `{status}` is not a status"))
-                })
-                .collect();
+            let documented: BTreeSet<u16> = operation.statuses.iter().copied().collect();
             let successes: Vec<u16> = documented
                 .iter()
                 .copied()
                 .filter(|s| (200..300).contains(s))
                 .collect();
             let [success] = successes[..] else {
-                panic!("{id}: expected exactly one 2xx response, found {successes:?}");
+                panic!(
+                    "{}: expected exactly one 2xx response, found {successes:?}",
+                    operation.id
+                );
             };
-            operations.push(Operation {
-                id,
-                method: Method::from_bytes(method.to_ascii_uppercase().as_bytes())
-                    .expect("an HTTP method"),
-                path: path.clone(),
+            Operation {
+                id: operation.id.to_owned(),
+                method: Method::from_bytes(operation.method.as_bytes()).expect("an HTTP method"),
+                path: operation.path.to_owned(),
                 interface,
                 success,
                 documented,
-            });
-        }
-    }
-    operations
+            }
+        })
+        .collect()
 }
 
 /// Substitutes every `{name}` of a path template; an unknown name means the matrix cannot
@@ -723,8 +635,7 @@ impl World {
 
 #[tokio::test]
 async fn every_operation_of_the_spec_refuses_every_wrong_credential_and_accepts_the_right_one() {
-    let spec = spec();
-    let operations = operations(&spec);
+    let operations = operations();
     let interfaces: BTreeSet<&str> = operations.iter().map(|o| o.interface.tag()).collect();
     assert_eq!(
         interfaces,
@@ -797,8 +708,7 @@ async fn limit_requests_per_second(service: &TestService, per_second: u64) {
 /// but no rate limit left is 429; and so on.
 #[tokio::test]
 async fn every_operation_checks_credentials_then_rate_limit_then_parameters_then_the_resource() {
-    let spec = spec();
-    let operations = operations(&spec);
+    let operations = operations();
     let mut world = World::start().await;
     let missing = BTreeMap::from([
         ("dlqId", "dlq-that-never-was".to_owned()),

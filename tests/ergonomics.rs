@@ -3,7 +3,7 @@
 //! `count` and `period`, and a DLQ stream that owns its client and needs no pinning.
 
 use courier_client::models::{FailureFunctionState, StatsPeriod, WorkflowDlqMessage};
-use courier_client::{CourierError, DlqFilter, management, messaging};
+use courier_client::{CourierError, DlqFilter, Paging, management, messaging};
 use courier_service::testing::TestService;
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -45,7 +45,8 @@ async fn a_dlq_filter_goes_straight_into_the_request_with_one_or_many_values() {
     assert_eq!(one.messages.len(), 2);
     let many = client
         .list_workflow_dlq()
-        .filter(&DlqFilter::new().labels(["billing", "beta"]).count(10))
+        .filter(&DlqFilter::new().labels(["billing", "beta"]))
+        .count(10u64)
         .send()
         .await
         .expect("list")
@@ -79,7 +80,8 @@ async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() 
     let (service, client) = seeded().await;
     let zero: CourierError = client
         .list_workflow_dlq()
-        .filter(&DlqFilter::new().count(0))
+        .filter(&DlqFilter::new())
+        .count(0u64)
         .send()
         .await
         .expect_err("count 0");
@@ -90,7 +92,8 @@ async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() 
     assert!(!zero.retryable);
     let too_many = client
         .list_workflow_dlq()
-        .filter(&DlqFilter::new().count(500))
+        .filter(&DlqFilter::new())
+        .count(500u64)
         .send()
         .await
         .expect_err("count 500");
@@ -127,7 +130,7 @@ fn billing_runs(
     token: &str,
 ) -> BoxStream<'static, courier_client::Result<WorkflowDlqMessage>> {
     let client = messaging::Client::with_token(base_url, token);
-    client.dlq_stream(DlqFilter::new().label("billing").count(1))
+    client.dlq_stream_paged(DlqFilter::new().label("billing"), Paging::new().count(1))
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@
 //! on disk. Keeping generation a pure function of the spec text makes it testable (determinism,
 //! staleness, lint) without touching the workspace.
 
+mod facts;
 pub mod lint;
 mod models;
 mod postprocess;
@@ -117,9 +118,22 @@ fn generate_parsed(spec: &Spec) -> Result<Vec<GeneratedFile>, CodegenError> {
             models.tokens,
         )?,
     }];
+    files.push(GeneratedFile {
+        path: "crates/models/src/facts.rs",
+        contents: render::file(
+            spec,
+            "courier-models: the spec's parameter groups and table of operations",
+            facts::models(spec, &models.type_names)?,
+        )?,
+    });
     for interface in &progenitor_gen::INTERFACES {
         let tokens = progenitor_gen::client(spec, interface, &models.type_names)?;
-        let tokens = postprocess::client_send_returns_courier_error(tokens)?;
+        let mut tokens = postprocess::client_send_returns_courier_error(tokens)?;
+        tokens.extend(facts::client_group_setters(
+            spec,
+            &models.type_names,
+            interface.tag,
+        )?);
         files.push(GeneratedFile {
             path: interface.client_path,
             contents: render::file(spec, interface.client_title, tokens)?,

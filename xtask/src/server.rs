@@ -39,7 +39,7 @@ const INTERFACES: [Interface; 2] = [
 ];
 
 /// A parameter's Rust shape, as far as the runtime parser needs to know it.
-enum ParamKind {
+pub(crate) enum ParamKind {
     String,
     Integer {
         minimum: Option<i64>,
@@ -59,25 +59,45 @@ enum ParamKind {
     },
 }
 
-struct Param {
-    name: String,
-    location: String,
-    description: String,
-    kind: ParamKind,
+pub(crate) struct Param {
+    pub name: String,
+    pub location: String,
+    pub description: String,
+    pub kind: ParamKind,
+    /// The shared parameter group (`x-courier-group`) this parameter belongs to, which becomes
+    /// one struct in `courier-models` (e.g. `DlqFilter`).
+    pub group: Option<String>,
 }
 
-struct Operation {
-    id: String,
-    tag: String,
-    method: String,
-    path: String,
-    summary: String,
-    description: String,
-    params: Vec<Param>,
+pub(crate) struct Operation {
+    pub id: String,
+    pub tag: String,
+    pub method: String,
+    pub path: String,
+    pub summary: String,
+    pub description: String,
+    pub params: Vec<Param>,
     /// (status, Rust type of the body or None for an empty body)
-    responses: Vec<(u16, Option<String>)>,
+    pub responses: Vec<(u16, Option<String>)>,
     /// Query keys the security schemes of this operation read (e.g. `service_token`).
-    credential_query_keys: Vec<String>,
+    pub credential_query_keys: Vec<String>,
+    /// The names of the security schemes that admit a request.
+    pub security: Vec<String>,
+    /// `x-courier-idempotent`, else what the method promises (RFC 9110: all but POST and PATCH).
+    pub idempotent: bool,
+}
+
+impl Operation {
+    /// The parameter groups of this operation, in the order their first parameter appears.
+    pub fn groups(&self) -> Vec<&str> {
+        let mut groups: Vec<&str> = Vec::new();
+        for group in self.params.iter().filter_map(|p| p.group.as_deref()) {
+            if !groups.contains(&group) {
+                groups.push(group);
+            }
+        }
+        groups
+    }
 }
 
 fn err(message: impl Into<String>) -> CodegenError {
@@ -174,7 +194,10 @@ fn param_kind(
     }
 }
 
-fn operations(spec: &Value, models: &[ModelType]) -> Result<Vec<Operation>, CodegenError> {
+pub(crate) fn operations(
+    spec: &Value,
+    models: &[ModelType],
+) -> Result<Vec<Operation>, CodegenError> {
     let mut operations = Vec::new();
     let paths = spec
         .get("paths")
@@ -215,6 +238,10 @@ fn operations(spec: &Value, models: &[ModelType]) -> Result<Vec<Operation>, Code
                     location: field("in"),
                     description: field("description"),
                     kind: param_kind(spec, models, schema)?,
+                    group: parameter
+                        .get("x-courier-group")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                 });
             }
             let mut responses = Vec::new();
@@ -239,6 +266,7 @@ fn operations(spec: &Value, models: &[ModelType]) -> Result<Vec<Operation>, Code
             }
             responses.sort();
             let mut credential_query_keys = Vec::new();
+            let mut security = Vec::new();
             for requirement in operation
                 .get("security")
                 .and_then(Value::as_array)
@@ -246,6 +274,7 @@ fn operations(spec: &Value, models: &[ModelType]) -> Result<Vec<Operation>, Code
                 .flatten()
             {
                 for scheme in requirement.as_object().into_iter().flat_map(|r| r.keys()) {
+                    security.push(scheme.clone());
                     let scheme = spec
                         .pointer(&format!("/components/securitySchemes/{scheme}"))
                         .ok_or_else(|| {
@@ -278,6 +307,11 @@ fn operations(spec: &Value, models: &[ModelType]) -> Result<Vec<Operation>, Code
                 params,
                 responses,
                 credential_query_keys,
+                security,
+                idempotent: operation
+                    .get("x-courier-idempotent")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(!matches!(method, "post" | "patch")),
             });
         }
     }
@@ -327,6 +361,17 @@ fn request_type(op: &Operation) -> TokenStream {
     let type_name = format_ident!("{}Request", op.id.to_upper_camel_case());
     let mut fields = Vec::new();
     let mut parsers = Vec::new();
+    // A parameter group is one field of its generated `courier_models` struct, parsed in place.
+    let mut group_parsers: std::collections::BTreeMap<&str, Vec<TokenStream>> = Default::default();
+    for group in op.groups() {
+        let field = format_ident!("{}", crate::facts::setter_name(group));
+        let ty: TokenStream = format!("::courier_models::{group}").parse().expect("path");
+        let description = doc(&format!(
+            "The `{group}` parameters (`x-courier-group` in the spec), shared with other operations."
+        ));
+        fields.push(quote!(#description pub #field: #ty,));
+        group_parsers.insert(group, Vec::new());
+    }
     for param in &op.params {
         let field = format_ident!("{}", param.name.to_snake_case());
         let name = &param.name;
@@ -407,8 +452,22 @@ fn request_type(op: &Operation) -> TokenStream {
                 }
             }
         };
-        fields.push(quote!(#description pub #field: #ty,));
-        parsers.push(quote!(#field: #parse,));
+        match &param.group {
+            Some(group) => group_parsers
+                .get_mut(group.as_str())
+                .expect("every group was collected")
+                .push(quote!(#field: #parse,)),
+            None => {
+                fields.push(quote!(#description pub #field: #ty,));
+                parsers.push(quote!(#field: #parse,));
+            }
+        }
+    }
+    for group in op.groups() {
+        let field = format_ident!("{}", crate::facts::setter_name(group));
+        let ty: TokenStream = format!("::courier_models::{group}").parse().expect("path");
+        let members = &group_parsers[group];
+        parsers.push(quote!(#field: #ty { #(#members)* },));
     }
     let query_keys: Vec<String> = op
         .params
@@ -610,9 +669,29 @@ pub fn generate(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, Codege
         )));
     }
     let literal = Literal::usize_unsuffixed(operations.len());
+    let dispatch = operations.iter().map(|op| {
+        let id = &op.id;
+        let request = format_ident!("{}Request", op.id.to_upper_camel_case());
+        quote!(#id => ::std::option::Option::Some(#request::parse(path, query).map(drop)),)
+    });
     Ok(quote! {
         /// How many operations the spec declares (and the generated routers serve).
         pub const OPERATION_COUNT: usize = #literal;
+
+        /// Parses a request of the operation `operation_id` as its route would, discarding the
+        /// result: for tests and fuzz targets that go over every operation of
+        /// `courier_models::OPERATIONS`. `None` for an id the spec does not declare.
+        pub fn parse_request(
+            operation_id: &str,
+            path: &crate::runtime::PathParams,
+            query: &crate::query::Query,
+        ) -> ::std::option::Option<::std::result::Result<(), crate::runtime::Rejection>> {
+            match operation_id {
+                #(#dispatch)*
+                _ => ::std::option::Option::None,
+            }
+        }
+
         #(#items)*
     })
 }

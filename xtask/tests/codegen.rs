@@ -38,7 +38,7 @@ fn generation_is_deterministic_within_and_across_processes() {
 #[test]
 fn every_file_names_the_command_and_the_spec_hash() {
     let files = generate(&spec_text()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(files.len(), 4);
+    assert_eq!(files.len(), 5);
     let spec = xtask::Spec::parse(&spec_text()).unwrap_or_else(|e| panic!("{e}"));
     for file in &files {
         let header: String = file.contents.lines().take(3).collect::<Vec<_>>().join("\n");

@@ -4,7 +4,7 @@
 //! Talks to `COURIER_BASE_URL` (default `http://127.0.0.1:8080`) with `COURIER_SERVICE_TOKEN`
 //! (default the `courier serve --demo` token).
 
-use courier_client::{DlqFilter, messaging};
+use courier_client::{DlqFilter, Paging, messaging};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -17,7 +17,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .token(token)
         .build()?;
 
-    let mut filter = DlqFilter::new().count(25);
+    let mut filter = DlqFilter::new();
     match std::env::args().nth(1) {
         Some(label) => {
             println!("deleting failed runs labelled {label}");
@@ -26,7 +26,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => println!("deleting every failed run"),
     }
     let deleted = client
-        .delete_all_matching(&filter, |so_far| println!("  {so_far} deleted so far"))
+        .delete_all_matching_paged(&filter, &Paging::new().count(25), |so_far| {
+            println!("  {so_far} deleted so far")
+        })
         .await?;
     println!("done: {deleted} deleted");
     Ok(())

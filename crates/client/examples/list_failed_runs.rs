@@ -20,7 +20,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
 
     let mut args = std::env::args().skip(1);
-    let mut filter = DlqFilter::new().count(100);
+    let mut filter = DlqFilter::new();
     if let Some(label) = args.next() {
         filter = filter.label(label);
     }

@@ -69,7 +69,8 @@ pub use config::{
     ConfigError, HttpOptions, ManagementClientBuilder, MessagingClientBuilder, Region,
 };
 pub use courier_models as models;
-pub use dlq::DlqFilter;
+pub use courier_models::DlqFilter;
+pub use dlq::Paging;
 pub use error::{CourierError, Result};
 pub use hooks::{ManagementInner, MessagingAuth, MessagingInner};
 pub use progenitor_client::{Error, ResponseValue};

@@ -3,9 +3,13 @@
 
 use std::time::Duration;
 
-/// Operations that must never be sent twice (`x-courier-idempotent: false` in the spec), as
-/// progenitor names them in `OperationInfo::operation_id`: the snake_case of the operationId.
-pub const NOT_IDEMPOTENT: [&str; 1] = ["rotate_token"];
+/// Whether an operation may be sent twice, from the spec's table of operations
+/// (`x-courier-idempotent`, else the method's rule). `operation_id` is as progenitor names it in
+/// `OperationInfo::operation_id`, the snake_case of the operationId; an operation the table
+/// does not know is never retried.
+pub fn is_idempotent(operation_id: &str) -> bool {
+    courier_models::operation(operation_id).is_some_and(|operation| operation.idempotent)
+}
 
 /// How often and how patiently to retry. On by default with small bounds.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,7 +80,7 @@ pub async fn execute(
     operation_id: &str,
     policy: &RetryPolicy,
 ) -> reqwest::Result<reqwest::Response> {
-    let may_retry = !NOT_IDEMPOTENT.contains(&operation_id);
+    let may_retry = is_idempotent(operation_id);
     let mut attempt = 1;
     let mut pending = request;
     loop {

@@ -30,8 +30,12 @@
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]
 mod generated;
+#[rustfmt::skip]
+#[allow(clippy::all)]
+mod facts;
 mod helpers;
 
+pub use facts::*;
 pub use generated::*;
 pub use helpers::InvalidBase64;
 

@@ -24,23 +24,12 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 /// Every query key some operation declares (`service_token` among them), from the generated
-/// `QUERY_KEYS`, so a key added to the spec is fed to the parsers too.
+/// table of operations, so a key added to the spec is fed to the parsers too.
 static KEYS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
-    let every: BTreeSet<&'static str> = [
-        CancelWorkflowRunRequest::QUERY_KEYS,
-        DeleteDlqMessageRequest::QUERY_KEYS,
-        DeleteWorkflowDlqBulkRequest::QUERY_KEYS,
-        GetAccountStatsRequest::QUERY_KEYS,
-        GetSearchIndexRequest::QUERY_KEYS,
-        GetSearchIndexStatsRequest::QUERY_KEYS,
-        GetUrlGroupRequest::QUERY_KEYS,
-        GetWorkflowDlqRequest::QUERY_KEYS,
-        ListWorkflowDlqRequest::QUERY_KEYS,
-        RotateTokenRequest::QUERY_KEYS,
-    ]
-    .concat()
-    .into_iter()
-    .collect();
+    let every: BTreeSet<&'static str> = courier_models::OPERATIONS
+        .iter()
+        .flat_map(|operation| operation.query.iter().map(|key| key.name))
+        .collect();
     every.into_iter().collect()
 });
 const PERIODS: &[&str] = &["1h", "3h", "12h", "1d", "3d", "7d", "30d"];
@@ -214,48 +203,30 @@ fn check_parser<T>(
     }
 }
 
-macro_rules! every_parser {
-    ($path:expr, $query:expr, $keys:expr, [$($request:ty),* $(,)?]) => {
-        $(check_parser(<$request>::parse($path, $query), <$request>::QUERY_KEYS, $keys)?;)*
-    };
-}
-
 fn every_request_parser(raw: &str) -> Result<(), TestCaseError> {
     let query = Query::parse(raw);
     let keys = keys_of(raw);
-    every_parser!(
-        &full_path(),
-        &query,
-        &keys,
-        [
-            CancelWorkflowRunRequest,
-            DeleteDlqMessageRequest,
-            DeleteWorkflowDlqBulkRequest,
-            GetAccountStatsRequest,
-            GetSearchIndexRequest,
-            GetSearchIndexStatsRequest,
-            GetUrlGroupRequest,
-            GetWorkflowDlqRequest,
-            ListWorkflowDlqRequest,
-            RotateTokenRequest,
-        ]
-    );
+    for operation in courier_models::OPERATIONS {
+        let declared: Vec<&str> = operation.query.iter().map(|key| key.name).collect();
+        let parsed = parse_request(operation.id, &full_path(), &query)
+            .unwrap_or_else(|| panic!("the server has no parser for `{}`", operation.id));
+        check_parser(parsed, &declared, &keys)?;
+    }
     // Without the path parameters the route guarantees, the operations that have one never
     // succeed, and still answer with a 400 naming a parameter.
     let empty = PathParams::default();
-    for result in [
-        CancelWorkflowRunRequest::parse(&empty, &query).map(drop),
-        DeleteDlqMessageRequest::parse(&empty, &query).map(drop),
-        GetSearchIndexRequest::parse(&empty, &query).map(drop),
-        GetSearchIndexStatsRequest::parse(&empty, &query).map(drop),
-        GetUrlGroupRequest::parse(&empty, &query).map(drop),
-        GetWorkflowDlqRequest::parse(&empty, &query).map(drop),
-    ] {
+    for operation in courier_models::OPERATIONS
+        .iter()
+        .filter(|operation| !operation.path_params.is_empty())
+    {
+        let result = parse_request(operation.id, &empty, &query).expect("a parser");
         let rejection = result.expect_err("a missing path parameter is refused");
         check_rejection(
             &rejection,
-            ["workflowRunId", "dlqId", "urlGroupName", "id"]
-                .into_iter()
+            operation
+                .path_params
+                .iter()
+                .copied()
                 .chain(keys.iter().map(String::as_str)),
         )?;
     }

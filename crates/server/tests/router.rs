@@ -145,13 +145,13 @@ impl MessagingApi for InMemory {
         request: ListWorkflowDlqRequest,
     ) -> ListWorkflowDlqResponse {
         *self.last_list.lock().unwrap() = Some(request.clone());
-        if request.label.iter().any(|l| l == "panic") {
+        if request.filter.label.iter().any(|l| l == "panic") {
             panic!("the implementation failed");
         }
-        if request.label.iter().any(|l| l == "boom") {
+        if request.filter.label.iter().any(|l| l == "boom") {
             return ListWorkflowDlqResponse::InternalServerError(error_body("boom"));
         }
-        if request.label.iter().any(|l| l == "slow-down") {
+        if request.filter.label.iter().any(|l| l == "slow-down") {
             return ListWorkflowDlqResponse::TooManyRequests(error_body("slow down"));
         }
         if request.cursor.as_deref().is_some_and(|c| c != "page-2") {
@@ -684,10 +684,10 @@ async fn every_multi_value_filter_accepts_every_query_form() {
     ];
     type Extract = fn(&ListWorkflowDlqRequest) -> Vec<String>;
     let filters: [(&str, Extract); 4] = [
-        ("workflowUrl", |r| r.workflow_url.clone()),
-        ("label", |r| r.label.clone()),
-        ("callerIp", |r| r.caller_ip.clone()),
-        ("flowControlKey", |r| r.flow_control_key.clone()),
+        ("workflowUrl", |r| r.filter.workflow_url.clone()),
+        ("label", |r| r.filter.label.clone()),
+        ("callerIp", |r| r.filter.caller_ip.clone()),
+        ("flowControlKey", |r| r.filter.flow_control_key.clone()),
     ];
     for (key, extract) in filters {
         for (form, expected) in forms {
@@ -728,7 +728,7 @@ async fn every_multi_value_filter_accepts_every_query_form() {
         .clone()
         .expect("parsed");
     assert_eq!(
-        parsed.failure_function_state,
+        parsed.filter.failure_function_state,
         [
             FailureFunctionState::CallbackFail,
             FailureFunctionState::CallbackSuccess,

@@ -7,7 +7,7 @@
 use crate::account::{AccountRecord, rotated_credentials};
 use crate::cursor;
 use crate::stats::{self, Usage};
-use crate::store::{DlqFilter, Store, StoreError};
+use crate::store::{Store, StoreError};
 use crate::time::now_ms;
 use courier_models::{
     DeleteWorkflowDlqResponse, FailedWorkflowRun, ListWorkflowDlqResponse as DlqPage,
@@ -175,22 +175,6 @@ pub fn listed(run: FailedWorkflowRun) -> WorkflowDlqMessage {
     }
 }
 
-macro_rules! dlq_filter {
-    ($request:expr) => {
-        DlqFilter {
-            from_date: $request.from_date,
-            to_date: $request.to_date,
-            workflow_url: $request.workflow_url,
-            workflow_run_id: $request.workflow_run_id,
-            workflow_created_at: $request.workflow_created_at,
-            label: $request.label,
-            failure_function_state: $request.failure_function_state,
-            caller_ip: $request.caller_ip,
-            flow_control_key: $request.flow_control_key,
-        }
-    };
-}
-
 impl MessagingApi for Service {
     type Principal = ();
 
@@ -216,7 +200,7 @@ impl MessagingApi for Service {
             Err(message) => return ListWorkflowDlqResponse::BadRequest(error_body(message)),
         };
         let limit = request.count as usize;
-        let filter = dlq_filter!(request);
+        let filter = request.filter;
         let floor = self.retention_floor();
         match self
             .blocking(move |store| store.list_dlq(&filter, after.as_deref(), limit, floor))
@@ -277,7 +261,7 @@ impl MessagingApi for Service {
             };
         }
         let limit = request.count as usize;
-        let filter = dlq_filter!(request);
+        let filter = request.filter;
         match self
             .blocking(move |store| {
                 store.delete_dlq_matching(&filter, after.as_deref(), limit, floor)

@@ -9,8 +9,7 @@ mod sqlite;
 pub use sqlite::SqliteStore;
 
 use courier_models::{
-    FailedWorkflowRun, FailureFunctionState, MessagingAccount, SearchIndex, UrlGroup,
-    UrlGroupEndpoint,
+    FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
 };
 use std::fmt;
 
@@ -38,24 +37,11 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// The filters of the list and bulk-delete operations. An empty list means "no filter";
-/// a non-empty one matches any of its values (OR); filters combine with AND.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DlqFilter {
-    /// Inclusive lower bound of `createdAt`.
-    pub from_date: Option<i64>,
-    /// Inclusive upper bound of `createdAt`.
-    pub to_date: Option<i64>,
-    pub workflow_url: Vec<String>,
-    pub workflow_run_id: Option<String>,
-    pub workflow_created_at: Option<i64>,
-    /// Matches any of the entry's `labels` or its deprecated `label`.
-    pub label: Vec<String>,
-    /// Matches `failureCallbackInfo.state`.
-    pub failure_function_state: Vec<FailureFunctionState>,
-    pub caller_ip: Vec<String>,
-    pub flow_control_key: Vec<String>,
-}
+/// The filters of the list and bulk-delete operations: the spec's `DlqFilter` group, generated
+/// into `courier-models`. An empty member means "no filter"; a non-empty one matches any of its
+/// values (OR); members combine with AND. `from_date`/`to_date` bound `createdAt` inclusively;
+/// `label` matches any of an entry's `labels` or its deprecated `label`.
+pub use courier_models::DlqFilter;
 
 /// One page of a keyset scan.
 #[derive(Clone, Debug, PartialEq)]

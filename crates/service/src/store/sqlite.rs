@@ -164,6 +164,19 @@ fn filter_sql(
     min_created_at: i64,
     labels: bool,
 ) -> (String, Vec<SqlValue>) {
+    // Every member by name, no `..`: a filter added to the spec's group is a compile error here
+    // until it is mapped, never silently ignored (which would widen a bulk delete).
+    let DlqFilter {
+        from_date,
+        to_date,
+        workflow_url,
+        workflow_run_id,
+        workflow_created_at,
+        label,
+        failure_function_state,
+        caller_ip,
+        flow_control_key,
+    } = filter;
     let mut sql = String::from("dlq.created_at >= ?");
     let mut values = vec![SqlValue::Integer(min_created_at)];
     let mut any_of = |sql: &mut String, column: &str, items: Vec<SqlValue>| {
@@ -180,18 +193,13 @@ fn filter_sql(
             .map(|s| SqlValue::Text(s.clone()))
             .collect::<Vec<_>>()
     };
-    any_of(&mut sql, "dlq.workflow_url", strings(&filter.workflow_url));
-    any_of(&mut sql, "dlq.caller_ip", strings(&filter.caller_ip));
-    any_of(
-        &mut sql,
-        "dlq.flow_control_key",
-        strings(&filter.flow_control_key),
-    );
+    any_of(&mut sql, "dlq.workflow_url", strings(workflow_url));
+    any_of(&mut sql, "dlq.caller_ip", strings(caller_ip));
+    any_of(&mut sql, "dlq.flow_control_key", strings(flow_control_key));
     any_of(
         &mut sql,
         "dlq.failure_state",
-        filter
-            .failure_function_state
+        failure_function_state
             .iter()
             .map(|s| SqlValue::Text(s.to_string()))
             .collect(),
@@ -200,9 +208,9 @@ fn filter_sql(
         any_of(
             &mut sql,
             "EXISTS (SELECT 1 FROM dlq_labels WHERE dlq_labels.dlq_id = dlq.dlq_id AND dlq_labels.label",
-            strings(&filter.label),
+            strings(label),
         );
-        if !filter.label.is_empty() {
+        if !label.is_empty() {
             sql.push(')');
         }
     }
@@ -210,19 +218,19 @@ fn filter_sql(
         sql.push_str(" AND dlq.dlq_id > ?");
         values.push(SqlValue::Text(after.to_owned()));
     }
-    if let Some(from) = filter.from_date {
+    if let Some(from) = *from_date {
         sql.push_str(" AND dlq.created_at >= ?");
         values.push(SqlValue::Integer(from));
     }
-    if let Some(to) = filter.to_date {
+    if let Some(to) = *to_date {
         sql.push_str(" AND dlq.created_at <= ?");
         values.push(SqlValue::Integer(to));
     }
-    if let Some(run) = &filter.workflow_run_id {
+    if let Some(run) = workflow_run_id {
         sql.push_str(" AND dlq.workflow_run_id = ?");
         values.push(SqlValue::Text(run.clone()));
     }
-    if let Some(created) = filter.workflow_created_at {
+    if let Some(created) = *workflow_created_at {
         sql.push_str(" AND dlq.workflow_created_at = ?");
         values.push(SqlValue::Integer(created));
     }
