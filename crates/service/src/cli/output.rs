@@ -90,9 +90,13 @@ impl Output {
     pub fn table(&self, header: &[&str]) -> Table {
         let mut table = Table::new();
         if self.terminal {
-            table
-                .load_style(presets::UTF8_FULL_CONDENSED)
-                .set_content_arrangement(ContentArrangement::Dynamic);
+            table.load_style(presets::UTF8_FULL_CONDENSED);
+            // Wrap to the terminal's width, but only a real one: a pseudo-terminal without a
+            // size (`script`, some CI runners) reports 0 columns, which would wrap every
+            // character onto its own line.
+            if table.width().is_some_and(|columns| columns >= 40) {
+                table.set_content_arrangement(ContentArrangement::Dynamic);
+            }
         } else {
             table.load_style(presets::ASCII_MARKDOWN).force_no_tty();
         }

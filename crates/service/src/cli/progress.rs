@@ -14,12 +14,26 @@ use std::time::Duration;
 pub struct Interrupt(Arc<AtomicBool>);
 
 impl Interrupt {
-    /// Takes over SIGINT for the rest of the process.
+    /// Takes over SIGINT for the rest of the process. On Unix the handler is registered before
+    /// this returns, so a Ctrl-C right after the first page is never missed.
     pub fn install() -> Interrupt {
         let requested = Arc::new(AtomicBool::new(false));
         let flag = requested.clone();
+        #[cfg(unix)]
+        let mut signals =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
         tokio::spawn(async move {
-            while tokio::signal::ctrl_c().await.is_ok() {
+            loop {
+                #[cfg(unix)]
+                let received = match signals.as_mut() {
+                    Some(signals) => signals.recv().await.is_some(),
+                    None => tokio::signal::ctrl_c().await.is_ok(),
+                };
+                #[cfg(not(unix))]
+                let received = tokio::signal::ctrl_c().await.is_ok();
+                if !received {
+                    return;
+                }
                 if flag.swap(true, Ordering::SeqCst) {
                     std::process::exit(Exit::Interrupted as i32);
                 }
