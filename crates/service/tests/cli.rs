@@ -335,6 +335,80 @@ async fn colour_on_a_terminal_only_without_no_color() {
     );
 }
 
+/// `courier ARGS` in a pseudo-terminal (util-linux `script`) with `answer` typed at it; stdout
+/// and stderr arrive together, as on a real terminal.
+fn in_terminal(service: &Courier, args: &str, answer: &str) -> Ran {
+    let mut script = Command::new("script");
+    script
+        .args([
+            "-qec",
+            &format!("{} {args}", env!("CARGO_BIN_EXE_courier")),
+            "/dev/null",
+        ])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TERM", "xterm-256color")
+        .env("COURIER_BASE_URL", &service.base)
+        .env("COURIER_SERVICE_TOKEN", DEMO_SERVICE_TOKEN)
+        .env("COURIER_CUSTOMER_ID", DEMO_CUSTOMER_ID)
+        .env("COURIER_MANAGEMENT_KEY", DEMO_MANAGEMENT_KEY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = script.spawn().expect("script runs");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), answer.as_bytes())
+        .expect("type the answer");
+    let output = child.wait_with_output().expect("script finishes");
+    Ran {
+        code: output.status.code().expect("exited"),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[tokio::test]
+async fn on_a_terminal_purge_and_rotate_ask_first_and_purge_shows_progress() {
+    let (_data, service) = start();
+    let etl = all_entries(&service)
+        .await
+        .iter()
+        .filter(|entry| has_label(entry, "etl"))
+        .count();
+    let declined = in_terminal(&service, "dlq purge --label etl", "n\n");
+    assert_eq!(declined.code, 1, "{}", declined.stdout);
+    assert!(declined.stdout.contains("[y/N]"), "{}", declined.stdout);
+    assert!(
+        declined.stdout.contains("nothing was changed"),
+        "{}",
+        declined.stdout
+    );
+    assert_eq!(all_entries(&service).await.len(), DEMO_ENTRIES);
+
+    let confirmed = in_terminal(&service, "dlq purge --label etl --batch-size 10", "y\n");
+    assert_eq!(confirmed.code, 0, "{}", confirmed.stdout);
+    assert!(
+        confirmed.stdout.contains(&format!("deleted {etl}")),
+        "{}",
+        confirmed.stdout
+    );
+    // indicatif's spinner: its running count, redrawn in place.
+    assert!(
+        confirmed.stdout.contains(" deleted ["),
+        "{}",
+        confirmed.stdout
+    );
+    assert!(confirmed.stdout.contains("\x1b[2K"), "{}", confirmed.stdout);
+    assert_eq!(all_entries(&service).await.len(), DEMO_ENTRIES - etl);
+
+    let kept = in_terminal(&service, "token rotate", "n\n");
+    assert_eq!(kept.code, 1, "{}", kept.stdout);
+    assert_eq!(
+        api(&service, "/v2/workflows/dlq?count=1").await.0,
+        200,
+        "token unchanged"
+    );
+}
+
 #[tokio::test]
 async fn get_shows_one_run_and_an_unknown_id_exits_4_with_the_api_message() {
     let (_data, service) = start();
@@ -434,6 +508,11 @@ async fn purge_by_label_leaves_no_entry_so_labelled_and_touches_no_other() {
     )
     .ok();
     assert_eq!(purged.json(), json!({"deleted": beta.len()}));
+    assert!(
+        purged.stderr.is_empty(),
+        "no progress on a pipe: {}",
+        purged.stderr
+    );
     let after = all_entries(&service).await;
     assert!(after.iter().all(|entry| !has_label(entry, "beta")));
     assert_eq!(
