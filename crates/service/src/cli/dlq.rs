@@ -273,8 +273,10 @@ async fn list(
     } else {
         Some(args.limit.unwrap_or(100))
     };
-    let interrupt = args.all.then(Interrupt::install);
-    let progress = if args.all {
+    // Progress and Ctrl-C matter only when more than one page may be fetched.
+    let paged = wanted.is_none_or(|wanted| wanted > args.page_size);
+    let interrupt = paged.then(Interrupt::install);
+    let progress = if paged {
         spinner()
     } else {
         indicatif::ProgressBar::hidden()
