@@ -1,6 +1,9 @@
-//! `courier`: the reference service of the courier interface, run with `courier serve`.
+//! `courier`: the reference service of the courier interface, run with `courier serve`, and a
+//! client for it (or the hosted service) from a terminal: `courier dlq …`, `courier stats …`.
 
-use clap::{Parser, Subcommand};
+mod cli;
+
+use clap::{CommandFactory, Parser, Subcommand};
 use courier_service::account::InitialCredentials;
 use courier_service::app::{Config, banner, bind, open_service, serve};
 use courier_service::demo;
@@ -13,7 +16,8 @@ use std::process::ExitCode;
 #[command(
     name = "courier",
     version,
-    about = "A faithful local version of the workflow DLQ, messaging and management interface"
+    about = "A faithful local version of the workflow DLQ, messaging and management interface, and a client for it",
+    after_help = cli::AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -24,6 +28,14 @@ struct Cli {
 enum Command {
     /// Serve the messaging and management interfaces.
     Serve(ServeArgs),
+    #[command(flatten)]
+    Client(cli::ClientCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Example:\n  courier completions zsh > ~/.zfunc/_courier")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(clap::Args)]
@@ -84,6 +96,22 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Serve(args) => serve_command(args).await,
+        Command::Client(command) => cli::run(command).await,
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "courier",
+                &mut std::io::stdout(),
+            );
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+async fn serve_command(args: ServeArgs) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
@@ -91,7 +119,6 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let Command::Serve(args) = Cli::parse().command;
     // `--demo` without credentials uses the documented demo ones, so the README works verbatim.
     let demo_default =
         |given: Option<String>, demo: &str| given.or_else(|| args.demo.then(|| demo.to_owned()));

@@ -1,0 +1,132 @@
+//! The client subcommands of `courier` (`dlq`, `runs`, `topics`, `index`, `stats`, `token`),
+//! built on `courier-client` alone, configured like its `from_env()` with flags that override.
+
+mod connection;
+mod dlq;
+pub mod exit;
+mod output;
+mod progress;
+mod prompt;
+mod resources;
+mod stats;
+
+use connection::CommonArgs;
+use exit::Failure;
+use output::colour_for;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// Shown under `courier --help`: examples, and the exit codes scripts can rely on.
+pub const AFTER_HELP: &str = "\
+Examples (with COURIER_BASE_URL, COURIER_SERVICE_TOKEN, COURIER_CUSTOMER_ID and
+COURIER_MANAGEMENT_KEY exported, e.g. for a local `courier serve --demo`):
+  courier serve --demo
+  courier dlq list --label billing --failure-function-state CALLBACK_FAIL
+  courier dlq list --all --output ndjson | jq -r .dlqId
+  courier dlq get 1761240845000-0
+  courier dlq purge --label beta --yes
+  courier runs cancel wfr_demo01000
+  courier topics get orders
+  courier stats account --period 1d
+  courier token rotate
+  courier completions bash > ~/.local/share/bash-completion/completions/courier
+
+Exit codes of the client commands:
+  0    success
+  1    other failure (e.g. a declined confirmation)
+  2    usage: bad flags or values, no address configured, or 400 from the service
+  3    credentials: none configured, or refused by the service (401/403)
+  4    not found (404)
+  5    rate limited (429) after the client's retries
+  6    server or network: 5xx, 507, connection refused, timeout, TLS
+  130  interrupted by Ctrl-C between pages (the cursor to resume with is printed)";
+
+// Parsed once per process; boxing the filter-heavy variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(clap::Subcommand, Debug)]
+pub enum ClientCommand {
+    /// Inspect and clean the workflow dead-letter queue.
+    Dlq {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(subcommand)]
+        command: dlq::DlqCommand,
+    },
+    /// Cancel workflow runs.
+    Runs {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(subcommand)]
+        command: resources::RunsCommand,
+    },
+    /// URL groups (topics).
+    Topics {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(subcommand)]
+        command: resources::TopicsCommand,
+    },
+    /// Search indexes (management interface).
+    Index {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(subcommand)]
+        command: resources::IndexCommand,
+    },
+    /// Account and index statistics (management interface).
+    Stats {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(subcommand)]
+        command: stats::StatsCommand,
+    },
+    /// Credential rotation (management interface).
+    Token {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(subcommand)]
+        command: resources::TokenCommand,
+    },
+}
+
+async fn execute(command: ClientCommand) -> Result<(), Failure> {
+    match command {
+        ClientCommand::Dlq { common, command } => {
+            dlq::run(&common.messaging()?, command, &mut common.output()).await
+        }
+        ClientCommand::Runs { common, command } => {
+            resources::runs(&common.messaging()?, command, &mut common.output()).await
+        }
+        ClientCommand::Topics { common, command } => {
+            resources::topics(&common.messaging()?, command, &mut common.output()).await
+        }
+        ClientCommand::Index { common, command } => {
+            resources::index(&common.management()?, command, &mut common.output()).await
+        }
+        ClientCommand::Stats { common, command } => {
+            stats::run(&common.management()?, command, &mut common.output()).await
+        }
+        ClientCommand::Token { common, command } => {
+            resources::token(&common.management()?, command, &mut common.output()).await
+        }
+    }
+}
+
+/// Runs one client command; failures go to stderr as `error: <message>`, the service's own
+/// message kept verbatim, with an exit status from [`exit::Exit`].
+pub async fn run(command: ClientCommand) -> ExitCode {
+    match execute(command).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            if let Some(message) = &failure.message {
+                let label = if colour_for(std::io::stderr().is_terminal()) {
+                    "\x1b[1;31merror:\x1b[0m"
+                } else {
+                    "error:"
+                };
+                eprintln!("{label} {message}");
+            }
+            failure.exit_code()
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! `courier runs cancel`, `courier topics get`, `courier index get`, `courier token rotate`.
+
+use super::exit::{Failure, exit_for};
+use super::output::{Output, OutputFormat};
+use super::prompt::confirm;
+use courier_client::{management, messaging};
+
+#[derive(clap::Subcommand, Debug)]
+pub enum RunsCommand {
+    /// Cancel workflow runs: each run and every DLQ entry of it is removed.
+    #[command(after_help = "Example:\n  courier runs cancel wfr_demo01000 wfr_demo01001")]
+    Cancel {
+        /// The workflow run IDs.
+        #[arg(required = true)]
+        run_ids: Vec<String>,
+    },
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum TopicsCommand {
+    /// Show a URL group (topic) and its endpoints.
+    #[command(after_help = "Example:\n  courier topics get orders")]
+    Get {
+        /// The URL group's name.
+        name: String,
+    },
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum IndexCommand {
+    /// Show a search index (its throughput as a sparkline in a table).
+    #[command(after_help = "Example:\n  courier index get 6f1d3c1e-8f6a-4c1b-9a7e-2b5d0c9e4a10")]
+    Get {
+        /// The index ID.
+        id: String,
+    },
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum TokenCommand {
+    /// Replace the account's messaging token and password; the old token stops working at once.
+    #[command(after_help = "Examples:
+  courier token rotate                 # asks first on a terminal
+  courier token rotate --yes --output json | jq -r .token")]
+    Rotate {
+        /// Do not ask for confirmation (needed when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+}
+
+pub async fn runs(
+    client: &messaging::Client,
+    command: RunsCommand,
+    output: &mut Output,
+) -> Result<(), Failure> {
+    let RunsCommand::Cancel { run_ids } = command;
+    let mut cancelled = 0u64;
+    let mut first_failure = None;
+    for id in run_ids {
+        match client
+            .cancel_workflow_run()
+            .workflow_run_id(&id)
+            .send()
+            .await
+        {
+            Ok(_) => {
+                cancelled += 1;
+                if output.format == OutputFormat::Ndjson {
+                    output.json_line(
+                        &serde_json::json!({ "workflowRunId": id, "cancelled": true }),
+                    )?;
+                }
+            }
+            Err(error) => {
+                eprintln!("error: {id}: {error}");
+                first_failure.get_or_insert(exit_for(&error));
+            }
+        }
+    }
+    match output.format {
+        OutputFormat::Json => output.json_line(&serde_json::json!({ "cancelled": cancelled }))?,
+        OutputFormat::Table => output.line(&format!("cancelled {cancelled}"))?,
+        OutputFormat::Ndjson => {}
+    }
+    output.flush()?;
+    match first_failure {
+        Some(exit) => Err(Failure::reported(exit)),
+        None => Ok(()),
+    }
+}
+
+pub async fn topics(
+    client: &messaging::Client,
+    command: TopicsCommand,
+    output: &mut Output,
+) -> Result<(), Failure> {
+    let TopicsCommand::Get { name } = command;
+    let group = client.get_url_group().url_group_name(name).send().await?;
+    output.object(&group.into_inner())?;
+    output.flush()
+}
+
+pub async fn index(
+    client: &management::Client,
+    command: IndexCommand,
+    output: &mut Output,
+) -> Result<(), Failure> {
+    let IndexCommand::Get { id } = command;
+    let index = client.get_search_index().id(id).send().await?;
+    output.object(&index.into_inner())?;
+    output.flush()
+}
+
+pub async fn token(
+    client: &management::Client,
+    command: TokenCommand,
+    output: &mut Output,
+) -> Result<(), Failure> {
+    let TokenCommand::Rotate { yes } = command;
+    confirm(
+        "Replace the messaging token and password? Every client using the current token stops working.",
+        yes,
+    )?;
+    let account = client.rotate_token().send().await?;
+    output.object(&account.into_inner())?;
+    output.flush()
+}
