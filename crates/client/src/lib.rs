@@ -52,7 +52,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 /// The README's program, compiled as a doctest (`no_run`: it needs a running service; CI runs
-/// the same program, held identical to the repository README's, against the real service).
+/// the same program, held identical to the repository README's, against the real service; `xtask/tests/crate_readmes.rs` holds the two identical).
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
@@ -153,29 +153,5 @@ pub mod management {
                 .build()
                 .expect("address and credentials are set")
         }
-    }
-}
-
-#[cfg(test)]
-mod readme_tests {
-    /// The first ```rust block after `heading` (or in the whole text when `heading` is empty).
-    fn rust_block<'a>(markdown: &'a str, heading: &str) -> &'a str {
-        let after_heading = markdown.split_once(heading).expect("heading present").1;
-        let start = after_heading.find("```rust").expect("a rust block");
-        let code = after_heading[start..].split_once('\n').expect("fence line").1;
-        &code[..code.find("```").expect("closing fence")]
-    }
-
-    /// CI builds and runs the repository README's program against the real service
-    /// (`scripts/readme-client.sh`); this keeps the crate README's program the same one, so
-    /// what crates.io shows is what CI ran.
-    #[test]
-    fn crate_readme_program_is_the_one_ci_runs() {
-        let crate_readme = include_str!("../README.md");
-        let repository_readme = include_str!("../../../README.md");
-        assert_eq!(
-            rust_block(crate_readme, ""),
-            rust_block(repository_readme, "## Using the client")
-        );
     }
 }
