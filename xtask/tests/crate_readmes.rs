@@ -11,7 +11,10 @@ fn read(relative: &str) -> String {
 fn rust_block<'a>(markdown: &'a str, heading: &str) -> &'a str {
     let after_heading = markdown.split_once(heading).expect("heading present").1;
     let start = after_heading.find("```rust").expect("a rust block");
-    let code = after_heading[start..].split_once('\n').expect("fence line").1;
+    let code = after_heading[start..]
+        .split_once('\n')
+        .expect("fence line")
+        .1;
     &code[..code.find("```").expect("closing fence")]
 }
 
