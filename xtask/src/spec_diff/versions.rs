@@ -207,6 +207,67 @@ mod tests {
         );
     }
 
+    fn report(models: Class, client: Class, server: Class) -> Report {
+        Report {
+            changes: vec![super::super::Change {
+                pointer: "/x".into(),
+                what: "x".into(),
+                impact: super::super::Impact::new(models, client, server),
+            }],
+        }
+    }
+
+    fn manifest(version: &str) -> String {
+        format!("[package]\nname = \"c\"\nversion = \"{version}\"\n")
+    }
+
+    #[test]
+    fn a_breaking_change_without_a_minor_bump_fails_naming_the_crate() {
+        let changelog = "## 0.1.1\n".to_owned();
+        let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
+        let patch = (manifest("0.1.0"), manifest("0.1.1"), changelog);
+        let problems = check(
+            &report(Class::Breaking, Class::None, Class::None),
+            &[patch.clone(), same.clone(), same.clone()],
+        )
+        .unwrap();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].krate, "courier-models");
+        assert!(
+            problems[0].message.contains("at least 0.2.0"),
+            "{}",
+            problems[0].message
+        );
+        // The same patch bump is enough for an additive change, and nothing is asked of `none`.
+        let problems = check(
+            &report(Class::Additive, Class::None, Class::None),
+            &[patch, same.clone(), same],
+        )
+        .unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    #[test]
+    fn a_bump_without_a_changelog_entry_fails() {
+        let bumped = (
+            manifest("0.1.0"),
+            manifest("0.2.0"),
+            "## 0.1.0\n".to_owned(),
+        );
+        let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
+        let problems = check(
+            &report(Class::None, Class::Breaking, Class::None),
+            &[same.clone(), bumped, same],
+        )
+        .unwrap();
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].message.contains("no `## 0.2.0` entry"),
+            "{}",
+            problems[0].message
+        );
+    }
+
     #[test]
     fn reads_the_package_version_not_a_dependency_version() {
         let manifest = "[package]\nname = \"x\"\nversion = \"0.3.1\"\n\n[dependencies]\nserde = { version = \"1\" }\n";
