@@ -11,6 +11,7 @@ mod postprocess;
 mod progenitor_gen;
 mod render;
 mod server;
+pub mod spec_diff;
 
 use sha2::{Digest, Sha256};
 use std::fmt;

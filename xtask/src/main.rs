@@ -1,4 +1,5 @@
-//! `cargo xtask codegen [--check]`: regenerates (or checks) every generated file from the spec.
+//! `cargo xtask codegen [--check]`: regenerates (or checks) every generated file from the spec;
+//! `cargo xtask spec-diff` and `version-check`: see `xtask::spec_diff`.
 
 use std::process::ExitCode;
 use xtask::{REGENERATE, SPEC_PATH, generate, stale_files, workspace_root, write_files};
@@ -9,6 +10,11 @@ const USAGE: &str = "usage: cargo xtask codegen [--check]\n\n\
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("spec-diff") => return xtask::spec_diff::cli::spec_diff(&args[1..]),
+        Some("version-check") => return xtask::spec_diff::cli::version_check(&args[1..]),
+        _ => {}
+    }
     let check = match args
         .iter()
         .map(String::as_str)
@@ -18,7 +24,7 @@ fn main() -> ExitCode {
         ["codegen"] => false,
         ["codegen", "--check"] => true,
         _ => {
-            eprintln!("{USAGE}");
+            eprintln!("{USAGE}\n\n{}", xtask::spec_diff::cli::USAGE);
             return ExitCode::from(2);
         }
     };

@@ -49,6 +49,14 @@
 //! trusted roots are the platform's (or `SSL_CERT_FILE`'s) plus
 //! [`add_root_certificate_pem`](MessagingClientBuilder::add_root_certificate_pem).
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+/// The README's program, compiled as a doctest (`no_run`: it needs a running service; CI runs
+/// the same program, held identical to the repository README's, against the real service; `xtask/tests/crate_readmes.rs` holds the two identical).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod config;
 pub mod dlq;
 pub mod error;

@@ -26,6 +26,17 @@
 //! let body: courier_models::ErrorBody = serde_json::from_str(json).unwrap();
 //! assert_eq!(body.error, "count: 500 is above the maximum 100");
 //! ```
+//!
+//! Features: `schemars` derives `schemars::JsonSchema` (schemars 1.x) for every type.
+
+// docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks items (the
+// `JsonSchema` impls) with the feature they need; stable builds never see this.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+/// The README's program, run as a doctest so the example on crates.io cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 #[rustfmt::skip]
 #[allow(clippy::all, missing_docs)]

@@ -27,6 +27,13 @@
 //! let _ = courier_server::GetUrlGroupResponse::NotFound(courier_server::runtime::error_body("x"));
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+/// The README's program, run as a doctest so the example on crates.io cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod auth;
 pub mod query;
 pub mod runtime;

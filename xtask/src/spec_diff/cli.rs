@@ -1,0 +1,150 @@
+//! The command lines: `cargo xtask spec-diff [--base REV] [--format text|json|changelog]` and
+//! `cargo xtask version-check [--base REV]` (CI: the versions follow the spec).
+
+use super::versions::{self, Base, CRATE_DIRS};
+use super::{DiffError, Report, report};
+use crate::SPEC_PATH;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const USAGE: &str = "usage: cargo xtask spec-diff [--base REV] [--format text|json|changelog]\n\
+    \x20      cargo xtask version-check [--base REV]\n\n\
+    spec-diff      classify every change of spec/openapi.yaml since REV for each crate's users\n\
+    version-check  fail when a crate classified breaking or additive since REV kept its version\n\
+    REV defaults to the merge base with main; on main, the last tag, else HEAD~1";
+
+struct Options {
+    base: Option<String>,
+    format: String,
+}
+
+fn options(args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        base: None,
+        format: "text".into(),
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().cloned().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--base" => options.base = Some(value()?),
+            "--format" => options.format = value()?,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if !["text", "json", "changelog"].contains(&options.format.as_str()) {
+        return Err(format!("unknown format {}", options.format));
+    }
+    Ok(options)
+}
+
+/// The base asked for or the default; `Ok(None)` on a first commit.
+fn base(root: &Path, asked: Option<String>) -> Option<Base> {
+    match asked {
+        Some(rev) => Some(Base {
+            why: "--base".into(),
+            rev,
+        }),
+        None => versions::default_base(root),
+    }
+}
+
+/// The report of the working tree's spec against the spec at `base`. A base without the spec
+/// (before it existed) compares with an empty document: everything is new.
+fn report_since(root: &Path, base: &Base) -> Result<Report, DiffError> {
+    let old = versions::file_at(root, &base.rev, SPEC_PATH).unwrap_or_else(|| "{}".into());
+    let new = std::fs::read_to_string(root.join(SPEC_PATH))
+        .map_err(|e| DiffError(format!("cannot read {SPEC_PATH}: {e}")))?;
+    super::diff_texts(&old, &new)
+}
+
+fn check_rev(root: &Path, base: &Base) -> Result<(), DiffError> {
+    versions::file_at(root, &base.rev, "Cargo.toml")
+        .map(|_| ())
+        .ok_or_else(|| DiffError(format!("{} is not a revision of this repository", base.rev)))
+}
+
+pub fn spec_diff(args: &[String]) -> ExitCode {
+    let options = match options(args) {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let root = crate::workspace_root();
+    let Some(base) = base(root, options.base) else {
+        eprintln!("spec-diff: no base revision (first commit); nothing to compare");
+        return ExitCode::SUCCESS;
+    };
+    let result = check_rev(root, &base).and_then(|()| report_since(root, &base));
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("spec-diff: {SPEC_PATH} against {} ({})", base.rev, base.why);
+    match options.format.as_str() {
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::to_json(&report)).expect("JSON values print")
+        ),
+        "changelog" => print!("{}", versions::changelog(&report)),
+        _ => print!("{}", report::to_text(&report)),
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn version_check(args: &[String]) -> ExitCode {
+    let options = match options(args) {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let root = crate::workspace_root();
+    let Some(base) = base(root, options.base) else {
+        println!("version-check: first commit, no base to compare with");
+        return ExitCode::SUCCESS;
+    };
+    let run = || -> Result<(Report, Vec<versions::VersionProblem>), DiffError> {
+        check_rev(root, &base)?;
+        let report = report_since(root, &base)?;
+        let read = |dir: &str, file: &str| {
+            std::fs::read_to_string(root.join(dir).join(file)).unwrap_or_default()
+        };
+        let manifests = CRATE_DIRS.map(|dir| {
+            let now = read(dir, "Cargo.toml");
+            // A crate that did not exist at the base starts from its own version.
+            let then = versions::file_at(root, &base.rev, &format!("{dir}/Cargo.toml"))
+                .unwrap_or_else(|| now.clone());
+            (then, now, read(dir, "CHANGELOG.md"))
+        });
+        let problems = versions::check(&report, &manifests)?;
+        Ok((report, problems))
+    };
+    match run() {
+        Ok((report, problems)) => {
+            println!(
+                "version-check: {SPEC_PATH} against {} ({})",
+                base.rev, base.why
+            );
+            print!("{}", report::to_text(&report));
+            if problems.is_empty() {
+                println!("version-check: every crate's version follows the spec");
+                return ExitCode::SUCCESS;
+            }
+            for problem in &problems {
+                eprintln!("error: {}", problem.message);
+            }
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
