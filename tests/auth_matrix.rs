@@ -54,6 +54,8 @@ struct Operation {
     success: u16,
     /// Every status the spec documents.
     documented: BTreeSet<u16>,
+    /// Its query keys, for the ones a valid call must give.
+    query: &'static [courier_models::QueryKey],
 }
 
 /// Every operation of the spec, from the generated table of operations (by `operationId`): its
@@ -86,9 +88,34 @@ fn operations() -> Vec<Operation> {
                 interface,
                 success,
                 documented,
+                query: operation.query,
             }
         })
         .collect()
+}
+
+/// The path with its parameters filled, and the query a valid call needs: every required key
+/// (an enum's first value) and, for a bulk cancel, the fixture's run as `workflowRunIds` (with
+/// neither ids nor a filter, a bulk cancel is refused).
+fn target(operation: &Operation, values: &BTreeMap<&str, String>) -> Result<String, String> {
+    let mut target = fill(&operation.path, values)?;
+    let mut pairs = Vec::new();
+    for key in operation.query {
+        if key.required {
+            let value = key
+                .values
+                .first()
+                .ok_or_else(|| format!("no fixture for required query parameter `{}`", key.name))?;
+            pairs.push(format!("{}={value}", key.name));
+        } else if key.name == "workflowRunIds" {
+            pairs.push(format!("workflowRunIds={}", values["workflowRunId"]));
+        }
+    }
+    if !pairs.is_empty() {
+        target.push('?');
+        target.push_str(&pairs.join("&"));
+    }
+    Ok(target)
 }
 
 /// Substitutes every `{name}` of a path template; an unknown name means the matrix cannot
@@ -582,7 +609,7 @@ impl World {
             // Rejected calls target existing resources (so a 401 is not a 404 in disguise) and
             // must change nothing: no entry deleted, no run cancelled, no token rotated.
             let values = self.fixtures().await;
-            let path = fill(&operation.path, &values)
+            let path = target(operation, &values)
                 .unwrap_or_else(|e| panic!("{} is not covered: {e}", operation.id));
             let before = self.dlq_ids(stage).await;
             for case in &rejected {
@@ -602,7 +629,7 @@ impl World {
             }
             for case in &valid {
                 let values = self.fixtures().await;
-                let path = fill(&operation.path, &values).expect("filled above");
+                let path = target(operation, &values).expect("filled above");
                 let outcome = self.send(operation, &path, case).await;
                 self.check(stage, operation, case, &outcome);
             }
@@ -763,10 +790,10 @@ async fn every_operation_checks_credentials_then_rate_limit_then_parameters_then
             if row.expected == 404 && !operation.path.contains('{') {
                 continue;
             }
-            let mut path =
-                fill(&operation.path, &missing).expect("every path parameter has a fixture");
+            let mut path = target(operation, &missing).expect("every parameter has a fixture");
             if row.bad_parameter {
-                path.push_str("?no_such_parameter=1");
+                path.push(if path.contains('?') { '&' } else { '?' });
+                path.push_str("no_such_parameter=1");
             }
             let auth = match (row.credentials, operation.interface) {
                 (false, _) => Auth::None,

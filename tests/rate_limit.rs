@@ -1,5 +1,6 @@
-//! The account's `max_requests_per_second`: 429 with `RateLimit-*` and `Retry-After` headers, and
-//! a client whose retries honour them.
+//! The account's two limits (decision 18): `max_requests_per_second` answers 429 with
+//! `Burst-RateLimit-*`, `max_requests_per_day_hard` with `RateLimit-*`, both with `Retry-After`;
+//! and a client whose retries honour them.
 
 use courier_client::{RetryPolicy, messaging};
 use courier_service::testing::TestService;
@@ -19,8 +20,27 @@ fn header(response: &reqwest::Response, name: &str) -> Option<u64> {
     response.headers().get(name)?.to_str().ok()?.parse().ok()
 }
 
+async fn patch_account(service: &TestService, patch: serde_json::Value) {
+    let response = service
+        .admin(reqwest::Method::PATCH, "/account")
+        .json(&patch)
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(response.status(), 200);
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+}
+
+/// Decision 18: the per-second limit answers 429 with `Burst-RateLimit-*` and `Retry-After` and
+/// no `RateLimit-*` (which the official clients read as the daily limit); successes carry both.
 #[tokio::test]
-async fn requests_over_the_limit_get_429_with_rate_limit_headers() {
+async fn the_per_second_limit_is_signalled_with_burst_headers_only() {
     let service = TestService::start().await;
     limit_to(&service, 3).await;
     let http = reqwest::Client::new();
@@ -33,13 +53,22 @@ async fn requests_over_the_limit_get_429_with_rate_limit_headers() {
             .send()
             .await
             .expect("request");
-        assert_eq!(header(&response, "ratelimit-limit"), Some(3));
+        assert_eq!(header(&response, "burst-ratelimit-limit"), Some(3));
+        let reset = header(&response, "burst-ratelimit-reset").expect("Burst-RateLimit-Reset");
+        assert!(
+            (unix_now()..=unix_now() + 2).contains(&reset),
+            "a Unix time: {reset}"
+        );
         let status = response.status().as_u16();
         if status == 429 {
-            assert_eq!(header(&response, "ratelimit-remaining"), Some(0));
-            let retry_after = header(&response, "retry-after").expect("Retry-After on a 429");
-            assert!((1..=1).contains(&retry_after), "{retry_after}");
-            assert_eq!(header(&response, "ratelimit-reset"), Some(retry_after));
+            assert_eq!(header(&response, "burst-ratelimit-remaining"), Some(0));
+            assert_eq!(header(&response, "retry-after"), Some(1));
+            for daily in ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"] {
+                assert!(
+                    response.headers().get(daily).is_none(),
+                    "{daily} on a per-second 429"
+                );
+            }
             let body: serde_json::Value = response.json().await.expect("json");
             assert!(
                 body["error"]
@@ -48,7 +77,12 @@ async fn requests_over_the_limit_get_429_with_rate_limit_headers() {
                     .contains("max_requests_per_second")
             );
         } else {
-            assert!(header(&response, "ratelimit-remaining").expect("remaining") < 3);
+            assert!(header(&response, "burst-ratelimit-remaining").expect("remaining") < 3);
+            assert_eq!(
+                header(&response, "ratelimit-limit"),
+                Some(2_000_000),
+                "the daily limit on a success"
+            );
         }
         statuses.push(status);
     }
@@ -72,10 +106,80 @@ async fn requests_over_the_limit_get_429_with_rate_limit_headers() {
     assert_eq!(
         (
             response.status().as_u16(),
-            header(&response, "ratelimit-limit")
+            header(&response, "burst-ratelimit-limit")
         ),
         (200, Some(1000))
     );
+}
+
+/// Decision 18: the hard daily limit is enforced per UTC day and answers 429 with `RateLimit-*`
+/// (reset at the next UTC midnight) and `Retry-After`; the Rust client does not retry it.
+#[tokio::test]
+async fn the_daily_limit_is_enforced_and_signalled_with_rate_limit_headers() {
+    let service = TestService::start().await;
+    patch_account(&service, json!({"max_requests_per_day_hard": 4})).await;
+    let http = reqwest::Client::new();
+    let url = format!("{}/v2/workflows/dlq", service.base_url());
+    let mut refused = None;
+    for n in 0..8 {
+        let response = http
+            .get(&url)
+            .bearer_auth(&service.service_token)
+            .send()
+            .await
+            .expect("request");
+        if response.status() == 429 {
+            assert!(n >= 4, "only {n} requests admitted");
+            refused = Some(response);
+            break;
+        }
+    }
+    let refused = refused.expect("the fifth request of the day is refused");
+    assert_eq!(header(&refused, "ratelimit-limit"), Some(4));
+    assert_eq!(header(&refused, "ratelimit-remaining"), Some(0));
+    let midnight = (unix_now() / 86_400 + 1) * 86_400;
+    assert_eq!(header(&refused, "ratelimit-reset"), Some(midnight));
+    let retry_after = header(&refused, "retry-after").expect("Retry-After");
+    assert!(
+        retry_after <= midnight - unix_now() + 1 && retry_after > 0,
+        "{retry_after}"
+    );
+    let body: serde_json::Value = refused.json().await.expect("json");
+    assert!(
+        body["error"]
+            .as_str()
+            .expect("error")
+            .contains("max_requests_per_day_hard")
+    );
+
+    // The client sees at once that waiting seconds cannot help: no retry, the 429 reported.
+    let client = messaging::Client::builder()
+        .base_url(service.base_url())
+        .token(&service.service_token)
+        .retry(RetryPolicy {
+            max_attempts: 5,
+            ..RetryPolicy::default()
+        })
+        .build()
+        .expect("client");
+    let started = std::time::Instant::now();
+    let error = client
+        .list_workflow_dlq()
+        .send()
+        .await
+        .expect_err("daily limit");
+    assert_eq!(error.status, Some(429));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "not retried"
+    );
+    // Raising the limit lets requests through again the same day.
+    patch_account(&service, json!({"max_requests_per_day_hard": 1000})).await;
+    client
+        .list_workflow_dlq()
+        .send()
+        .await
+        .expect("admitted again");
 }
 
 #[tokio::test]

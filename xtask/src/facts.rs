@@ -192,11 +192,18 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
             .map(|p| {
                 let name = &p.name;
                 let multi = matches!(p.kind, ParamKind::Strings | ParamKind::Enums { .. });
-                quote!(QueryKey { name: #name, multi_valued: #multi, credential: false })
+                let required = p.required;
+                let values: &[String] = match &p.kind {
+                    ParamKind::Enum { values, .. } | ParamKind::Enums { values, .. } => values,
+                    _ => &[],
+                };
+                let alias_of = option(p.alias_of.as_deref());
+                quote!(QueryKey { name: #name, multi_valued: #multi, required: #required, values: &[#(#values),*], alias_of: #alias_of, credential: false })
             })
-            .chain(op.credential_query_keys.iter().map(
-                |name| quote!(QueryKey { name: #name, multi_valued: false, credential: true }),
-            ));
+            .chain(op.credential_query_keys.iter().map(|name| {
+                quote!(QueryKey { name: #name, multi_valued: false, required: false, values: &[], alias_of: ::std::option::Option::None, credential: true })
+            }));
+        let alias_of = option(op.alias_of.as_deref());
         let path_params = op
             .params
             .iter()
@@ -214,6 +221,7 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
                 query: &[#(#query),*],
                 statuses: &[#(#statuses),*],
                 idempotent: #idempotent,
+                alias_of: #alias_of,
             },
         }
     });
@@ -224,6 +232,12 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
             pub name: &'static str,
             /// Repeated keys and the comma form give several values.
             pub multi_valued: bool,
+            /// Absent is a 400.
+            pub required: bool,
+            /// The accepted values of an enum parameter; empty for any other.
+            pub values: &'static [&'static str],
+            /// Another spelling of this parameter of the same operation (`x-courier-alias-of`).
+            pub alias_of: ::std::option::Option<&'static str>,
             /// Read by a security scheme (`service_token`), not a parameter.
             pub credential: bool,
         }
@@ -252,6 +266,9 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
             /// Whether sending it twice is safe (`x-courier-idempotent`, else the method's rule);
             /// clients never retry the others.
             pub idempotent: bool,
+            /// The operation this one re-exposes at another address for the official clients
+            /// (`x-courier-compat: {alias-of: ...}`); the Rust client has no method for it.
+            pub alias_of: ::std::option::Option<&'static str>,
         }
 
         /// Every operation of the spec, by `operationId`.
@@ -261,6 +278,13 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
         pub fn operation(name: &str) -> ::std::option::Option<&'static Operation> {
             OPERATIONS.iter().find(|op| op.id == name || op.rust_name == name)
         }
+    }
+}
+
+fn option(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::std::option::Option::Some(#value)),
+        None => quote!(::std::option::Option::None),
     }
 }
 
@@ -284,7 +308,11 @@ pub fn client_group_setters(
 ) -> Result<TokenStream, CodegenError> {
     let operations = operations(&spec.json, models)?;
     let mut items = Vec::new();
-    for op in operations.iter().filter(|op| op.tag == tag) {
+    // The client leaves out the official clients' aliases (see `progenitor_gen::operations_of`).
+    for op in operations
+        .iter()
+        .filter(|op| op.tag == tag && op.alias_of.is_none())
+    {
         let builder = format_ident!("{}", op.id.to_upper_camel_case());
         for group in op.groups() {
             let ty: TokenStream = format!("::courier_models::{group}").parse().expect("path");

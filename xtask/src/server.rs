@@ -67,6 +67,11 @@ pub(crate) struct Param {
     /// The shared parameter group (`x-courier-group`) this parameter belongs to, which becomes
     /// one struct in `courier-models` (e.g. `DlqFilter`).
     pub group: Option<String>,
+    /// `x-courier-alias-of`: another spelling of that parameter of the same operation, whose
+    /// values it adds to; it has no field of its own.
+    pub alias_of: Option<String>,
+    /// `required: true`: absent is a 400.
+    pub required: bool,
 }
 
 pub(crate) struct Operation {
@@ -85,6 +90,9 @@ pub(crate) struct Operation {
     pub security: Vec<String>,
     /// `x-courier-idempotent`, else what the method promises (RFC 9110: all but POST and PATCH).
     pub idempotent: bool,
+    /// `x-courier-compat: {alias-of: <operationId>}`: the same operation at another address,
+    /// for the official clients.
+    pub alias_of: Option<String>,
 }
 
 impl Operation {
@@ -242,6 +250,14 @@ pub(crate) fn operations(
                         .get("x-courier-group")
                         .and_then(Value::as_str)
                         .map(str::to_owned),
+                    alias_of: parameter
+                        .get("x-courier-alias-of")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    required: parameter
+                        .get("required")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
                 });
             }
             let mut responses = Vec::new();
@@ -308,6 +324,10 @@ pub(crate) fn operations(
                 responses,
                 credential_query_keys,
                 security,
+                alias_of: operation
+                    .pointer("/x-courier-compat/alias-of")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
                 idempotent: operation
                     .get("x-courier-idempotent")
                     .and_then(Value::as_bool)
@@ -372,9 +392,15 @@ fn request_type(op: &Operation) -> TokenStream {
         fields.push(quote!(#description pub #field: #ty,));
         group_parsers.insert(group, Vec::new());
     }
-    for param in &op.params {
+    for param in op.params.iter().filter(|p| p.alias_of.is_none()) {
         let field = format_ident!("{}", param.name.to_snake_case());
         let name = &param.name;
+        let aliases: Vec<&str> = op
+            .params
+            .iter()
+            .filter(|p| p.alias_of.as_deref() == Some(name.as_str()))
+            .map(|p| p.name.as_str())
+            .collect();
         let description = doc(&format!(
             "`{}` ({}): {}",
             param.name, param.location, param.description
@@ -429,6 +455,15 @@ fn request_type(op: &Operation) -> TokenStream {
                             ty.clone(),
                             quote!(query.enum_value::<#ty>(#name, #values)?.unwrap_or_default()),
                         )
+                    } else if param.required {
+                        let missing = format!(
+                            "`{name}` is required: give one of {}",
+                            values_text(values_list(&param.kind))
+                        );
+                        (
+                            ty.clone(),
+                            quote!(query.enum_value::<#ty>(#name, #values)?.ok_or_else(|| crate::runtime::Rejection::bad_request(#missing))?),
+                        )
                     } else {
                         (
                             quote!(::std::option::Option<#ty>),
@@ -438,7 +473,18 @@ fn request_type(op: &Operation) -> TokenStream {
                 }
                 ParamKind::Strings => (
                     quote!(::std::vec::Vec<::std::string::String>),
-                    quote!(query.strings(#name)?),
+                    if aliases.is_empty() {
+                        quote!(query.strings(#name)?)
+                    } else {
+                        let extend = aliases
+                            .iter()
+                            .map(|alias| quote!(values.extend(query.strings(#alias)?);));
+                        quote!({
+                            let mut values = query.strings(#name)?;
+                            #(#extend)*
+                            values
+                        })
+                    },
                 ),
                 ParamKind::Enums { type_name, values } => {
                     let ty: TokenStream = format!("::courier_models::{type_name}")
@@ -447,7 +493,18 @@ fn request_type(op: &Operation) -> TokenStream {
                     let values = string_list(values);
                     (
                         quote!(::std::vec::Vec<#ty>),
-                        quote!(query.enum_values::<#ty>(#name, #values)?),
+                        if aliases.is_empty() {
+                            quote!(query.enum_values::<#ty>(#name, #values)?)
+                        } else {
+                            let extend = aliases.iter().map(|alias| {
+                                quote!(values.extend(query.enum_values::<#ty>(#alias, #values)?);)
+                            });
+                            quote!({
+                                let mut values = query.enum_values::<#ty>(#name, #values)?;
+                                #(#extend)*
+                                values
+                            })
+                        },
                     )
                 }
             }
@@ -502,6 +559,17 @@ fn request_type(op: &Operation) -> TokenStream {
             }
         }
     }
+}
+
+fn values_list(kind: &ParamKind) -> &[String] {
+    match kind {
+        ParamKind::Enum { values, .. } | ParamKind::Enums { values, .. } => values,
+        _ => &[],
+    }
+}
+
+fn values_text(values: &[String]) -> String {
+    values.join(", ")
 }
 
 /// The response enum of one operation: one variant per documented status.
@@ -645,12 +713,100 @@ fn interface_code(interface: &Interface, ops: &[&Operation]) -> TokenStream {
     }
 }
 
+/// For an operation that re-exposes another (`x-courier-compat: {alias-of: ...}`): its request
+/// converts into the original's (every field of the original has its namesake) and the original's
+/// response into its own (every status of the original is documented here too), so an
+/// implementation answers the alias with the very code of the original.
+fn alias_conversions(
+    alias: &Operation,
+    operations: &[Operation],
+) -> Result<TokenStream, CodegenError> {
+    let original_id = alias.alias_of.as_deref().expect("an alias");
+    let original = operations
+        .iter()
+        .find(|op| op.id == original_id)
+        .ok_or_else(|| {
+            err(format!(
+                "`{}` is an alias of `{original_id}`, which the spec does not declare",
+                alias.id
+            ))
+        })?;
+    let fields = |op: &Operation| -> Vec<String> {
+        op.params
+            .iter()
+            .filter(|p| p.alias_of.is_none() && p.group.is_none())
+            .map(|p| p.name.to_snake_case())
+            .chain(op.groups().into_iter().map(crate::facts::setter_name))
+            .collect()
+    };
+    let alias_fields = fields(alias);
+    let mut moves = Vec::new();
+    for field in fields(original) {
+        if !alias_fields.contains(&field) {
+            return Err(err(format!(
+                "`{}` is an alias of `{original_id}` but has no parameter for its field `{field}`",
+                alias.id
+            )));
+        }
+        let field = format_ident!("{field}");
+        moves.push(quote!(#field: alias.#field,));
+    }
+    let alias_request = format_ident!("{}Request", alias.id.to_upper_camel_case());
+    let alias_response = format_ident!("{}Response", alias.id.to_upper_camel_case());
+    let original_request = format_ident!("{}Request", original.id.to_upper_camel_case());
+    let original_response = format_ident!("{}Response", original.id.to_upper_camel_case());
+    let mut arms = Vec::new();
+    for (status, body) in &original.responses {
+        if !alias
+            .responses
+            .iter()
+            .any(|(s, b)| s == status && b == body)
+        {
+            return Err(err(format!(
+                "`{}` is an alias of `{original_id}` but does not document its {status} response",
+                alias.id
+            )));
+        }
+        let (variant, _) = status_variant(*status)?;
+        arms.push(match body {
+            Some(_) => quote!(#original_response::#variant(body) => Self::#variant(body),),
+            None => quote!(#original_response::#variant => Self::#variant,),
+        });
+    }
+    let request_doc = doc(&format!(
+        "`{}` re-exposes `{original_id}`: its parameters are the original's (and more).",
+        alias.id
+    ));
+    let response_doc = doc(&format!(
+        "`{}` answers whatever `{original_id}` answers.",
+        alias.id
+    ));
+    Ok(quote! {
+        #request_doc
+        impl ::std::convert::From<#alias_request> for #original_request {
+            #[allow(unused_variables)]
+            fn from(alias: #alias_request) -> Self {
+                Self { #(#moves)* }
+            }
+        }
+        #response_doc
+        impl ::std::convert::From<#original_response> for #alias_response {
+            fn from(original: #original_response) -> Self {
+                match original { #(#arms)* }
+            }
+        }
+    })
+}
+
 pub fn generate(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
     let operations = operations(&spec.json, models)?;
     let mut items = Vec::new();
     for op in &operations {
         items.push(request_type(op));
         items.push(response_type(op)?);
+    }
+    for op in operations.iter().filter(|op| op.alias_of.is_some()) {
+        items.push(alias_conversions(op, &operations)?);
     }
     for interface in &INTERFACES {
         let ops: Vec<&Operation> = operations

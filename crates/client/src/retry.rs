@@ -52,12 +52,14 @@ impl RetryPolicy {
         half + half.mul_f64(rand::random::<f64>())
     }
 
-    /// The wait before the next attempt: the server's `Retry-After` when it gives one (capped),
-    /// the backoff otherwise.
-    pub fn wait(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
-        match retry_after {
-            Some(after) => after.min(self.max_backoff),
-            None => self.backoff(retry),
+    /// The wait before the next attempt: the service's when it says one, the backoff otherwise;
+    /// `None` when the service asks for longer than `max_backoff` (the daily limit asks for
+    /// hours), since retrying sooner than asked cannot succeed.
+    pub fn wait(&self, retry: u32, asked: Option<Duration>) -> Option<Duration> {
+        match asked {
+            Some(after) if after > self.max_backoff => None,
+            Some(after) => Some(after),
+            None => Some(self.backoff(retry)),
         }
     }
 }
@@ -69,8 +71,33 @@ pub fn retryable_status(status: reqwest::StatusCode) -> bool {
 
 /// `Retry-After` in seconds (the HTTP-date form is not used by the interface).
 pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+    number(headers, reqwest::header::RETRY_AFTER.as_str()).map(Duration::from_secs)
+}
+
+fn number(headers: &reqwest::header::HeaderMap, name: &str) -> Option<u64> {
+    headers.get(name)?.to_str().ok()?.trim().parse().ok()
+}
+
+/// How long a 429 asks to wait (decision 18): `Retry-After`, else the end of the exhausted
+/// window, the daily one (`RateLimit-*`, present only when the daily limit refused) before the
+/// per-second one (`Burst-RateLimit-*`), whose `*-Reset` are Unix seconds.
+pub fn asked_wait(
+    headers: &reqwest::header::HeaderMap,
+    now: std::time::SystemTime,
+) -> Option<Duration> {
+    if let Some(after) = retry_after(headers) {
+        return Some(after);
+    }
+    let now = now.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    let until =
+        |reset: &str| number(headers, reset).map(|at| Duration::from_secs(at.saturating_sub(now)));
+    if number(headers, "ratelimit-remaining") == Some(0) {
+        return until("ratelimit-reset");
+    }
+    if number(headers, "burst-ratelimit-remaining") == Some(0) {
+        return until("burst-ratelimit-reset");
+    }
+    None
 }
 
 /// Sends `request`, retrying per `policy` when the operation is idempotent.
@@ -93,7 +120,11 @@ pub async fn execute(
         let Some(next) = spare else { return result };
         let wait = match &result {
             Ok(response) if retryable_status(response.status()) => {
-                policy.wait(attempt - 1, retry_after(response.headers()))
+                let asked = asked_wait(response.headers(), std::time::SystemTime::now());
+                match policy.wait(attempt - 1, asked) {
+                    Some(wait) => wait,
+                    None => return result,
+                }
             }
             Ok(_) => return result,
             Err(error) if crate::error::is_transient(error) => policy.backoff(attempt - 1),
@@ -131,11 +162,47 @@ mod tests {
         }
         assert_eq!(
             policy.wait(0, Some(Duration::from_secs(1))),
-            Duration::from_millis(350)
+            None,
+            "asked for longer than max_backoff: no retry"
         );
         assert_eq!(
             policy.wait(0, Some(Duration::from_millis(10))),
-            Duration::from_millis(10)
+            Some(Duration::from_millis(10))
+        );
+    }
+
+    #[test]
+    fn a_429_says_how_long_to_wait_with_either_set_of_headers() {
+        use reqwest::header::{HeaderMap, HeaderValue};
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(1_000);
+        let headers = |pairs: &[(&'static str, u64)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, HeaderValue::from(*value));
+            }
+            map
+        };
+        assert_eq!(
+            asked_wait(
+                &headers(&[("retry-after", 2), ("burst-ratelimit-reset", 9_999)]),
+                now
+            ),
+            Some(Duration::from_secs(2))
+        );
+        let per_second = headers(&[
+            ("burst-ratelimit-remaining", 0),
+            ("burst-ratelimit-reset", 1_001),
+        ]);
+        assert_eq!(asked_wait(&per_second, now), Some(Duration::from_secs(1)));
+        let daily = headers(&[
+            ("burst-ratelimit-remaining", 5),
+            ("ratelimit-remaining", 0),
+            ("ratelimit-reset", 1_000 + 7_200),
+        ]);
+        assert_eq!(asked_wait(&daily, now), Some(Duration::from_secs(7_200)));
+        assert_eq!(
+            RetryPolicy::default().wait(0, asked_wait(&daily, now)),
+            None
         );
     }
 

@@ -187,6 +187,16 @@ fn dlq_message() -> WorkflowDlqMessage {
         dlq_id: "1752829295505-0".to_owned(),
         failure_callback: Some("https://example.com/api/workflow/failure".to_owned()),
         failure_function_state: Some(FailureFunctionState::CallbackFail),
+        failure_callback_info: Some(FailureCallbackInfo {
+            response_body: Some("callback refusé ✗".to_owned()),
+            response_headers: Some(headers(&[("Content-Type", &["text/plain; charset=utf-8"])])),
+            response_status: Some(500),
+            state: FailureFunctionState::CallbackFail,
+        }),
+        message_id: Some(
+            "msg_26hZCxZCuWyyTWPmSVBrNC1RADyRfrbCzgYc6sLbX7jHLtUxUKzHdzeiUmT".to_owned(),
+        ),
+        not_before: Some(1_752_829_300_000),
         flow_control_key: Some("tenant-42".to_owned()),
         header: headers(&[
             ("Content-Type", &["application/json"]),

@@ -30,6 +30,8 @@ fn model_table() -> Vec<ModelEntry> {
         "FailedWorkflowRun" => FailedWorkflowRun,
         "ListWorkflowDlqResponse" => ListWorkflowDlqResponse,
         "DeleteWorkflowDlqResponse" => DeleteWorkflowDlqResponse,
+        "BulkCancelResponse" => BulkCancelResponse,
+        "DlqSource" => DlqSource,
         "UrlGroupEndpoint" => UrlGroupEndpoint,
         "UrlGroup" => UrlGroup,
         "DataPoint" => DataPoint,

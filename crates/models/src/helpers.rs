@@ -65,6 +65,41 @@ macro_rules! body_accessors {
 body_accessors!(WorkflowDlqMessage);
 body_accessors!(FailedWorkflowRun);
 
+/// The list shape (2.1) of a failed run (2.2): every field the two share, the failure
+/// callback's state as `failureFunctionState`, and the compatible additions of decision 19
+/// (`messageId`, `notBefore`, `failureCallbackInfo`). What 2.1 does not carry
+/// (`failureCallbackHeader`) is left out.
+impl From<FailedWorkflowRun> for WorkflowDlqMessage {
+    fn from(run: FailedWorkflowRun) -> WorkflowDlqMessage {
+        WorkflowDlqMessage {
+            failure_function_state: run.failure_callback_info.as_ref().map(|info| info.state),
+            failure_callback_info: run.failure_callback_info,
+            message_id: Some(run.message_id),
+            not_before: run.not_before,
+            body: run.body,
+            body_base64: run.body_base64,
+            caller_ip: run.caller_ip,
+            created_at: run.created_at,
+            dlq_id: run.dlq_id,
+            failure_callback: run.failure_callback,
+            flow_control_key: run.flow_control_key,
+            header: run.header,
+            label: run.label,
+            labels: run.labels,
+            max_retries: run.max_retries,
+            method: run.method,
+            response_body: run.response_body,
+            response_body_base64: run.response_body_base64,
+            response_header: run.response_header,
+            response_status: run.response_status,
+            url: run.url,
+            workflow_created_at: run.workflow_created_at,
+            workflow_run_id: run.workflow_run_id,
+            workflow_url: run.workflow_url,
+        }
+    }
+}
+
 impl WorkflowDlqMessage {
     /// The failure function's state, `None` when the run has no failure function. The same
     /// accessor exists on [`FailedWorkflowRun`], where the wire keeps it in

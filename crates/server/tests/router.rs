@@ -57,29 +57,7 @@ fn entry(id: &str, run: &str) -> FailedWorkflowRun {
 }
 
 fn listed(run: &FailedWorkflowRun) -> WorkflowDlqMessage {
-    WorkflowDlqMessage {
-        body: run.body.clone(),
-        body_base64: run.body_base64.clone(),
-        caller_ip: run.caller_ip.clone(),
-        created_at: run.created_at,
-        dlq_id: run.dlq_id.clone(),
-        failure_callback: run.failure_callback.clone(),
-        failure_function_state: run.failure_callback_info.as_ref().map(|info| info.state),
-        flow_control_key: run.flow_control_key.clone(),
-        header: run.header.clone(),
-        label: run.label.clone(),
-        labels: run.labels.clone(),
-        max_retries: run.max_retries,
-        method: run.method.clone(),
-        response_body: run.response_body.clone(),
-        response_body_base64: run.response_body_base64.clone(),
-        response_header: run.response_header.clone(),
-        response_status: run.response_status,
-        url: run.url.clone(),
-        workflow_created_at: run.workflow_created_at,
-        workflow_run_id: run.workflow_run_id.clone(),
-        workflow_url: run.workflow_url.clone(),
-    }
+    WorkflowDlqMessage::from(run.clone())
 }
 
 fn account(token: &str) -> MessagingAccount {
@@ -236,6 +214,33 @@ impl MessagingApi for InMemory {
         } else {
             CancelWorkflowRunResponse::NotFound(error_body("no run"))
         }
+    }
+
+    // The official clients' aliases answer with the original operations' code.
+    async fn list_dlq_compat(&self, p: (), request: ListDlqCompatRequest) -> ListDlqCompatResponse {
+        self.list_workflow_dlq(p, request.into()).await.into()
+    }
+
+    async fn delete_workflow_dlq_message(
+        &self,
+        p: (),
+        request: DeleteWorkflowDlqMessageRequest,
+    ) -> DeleteWorkflowDlqMessageResponse {
+        self.delete_dlq_message(p, request.into()).await.into()
+    }
+
+    async fn cancel_workflow_runs(
+        &self,
+        _: (),
+        request: CancelWorkflowRunsRequest,
+    ) -> CancelWorkflowRunsResponse {
+        let mut entries = self.entries.lock().unwrap();
+        let before = entries.len();
+        entries.retain(|_, run| !request.workflow_run_ids.contains(&run.workflow_run_id));
+        CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse {
+            cancelled: (before - entries.len()) as i64,
+            cursor: None,
+        })
     }
 }
 

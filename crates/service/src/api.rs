@@ -10,8 +10,8 @@ use crate::stats::{self, Usage};
 use crate::store::{Store, StoreError};
 use crate::time::now_ms;
 use courier_models::{
-    DeleteWorkflowDlqResponse, FailedWorkflowRun, ListWorkflowDlqResponse as DlqPage,
-    MessagingAccount, WorkflowDlqMessage,
+    DeleteWorkflowDlqResponse, ListWorkflowDlqResponse as DlqPage, MessagingAccount,
+    WorkflowDlqMessage,
 };
 use courier_server::auth::constant_time_eq;
 use courier_server::runtime::error_body;
@@ -28,11 +28,18 @@ pub struct Service {
 
 impl Service {
     pub fn new(store: Arc<dyn Store>, account: AccountRecord) -> Service {
+        // The daily limit counts from what was recorded today, so a restart does not reset it.
+        let now = now_ms();
+        let today = now - now.rem_euclid(86_400_000);
+        let counted_today = store
+            .usage_between(stats::REQUESTS, today, now)
+            .map(|minutes| minutes.iter().map(|(_, value)| *value as u64).sum())
+            .unwrap_or(0);
         Service {
             store,
             account: RwLock::new(account),
             usage: Arc::new(Usage::default()),
-            rate_limiter: Default::default(),
+            rate_limiter: crate::ratelimit::RateLimiter::starting_with(counted_today, now),
         }
     }
 
@@ -44,10 +51,16 @@ impl Service {
         &self.usage
     }
 
-    /// Counts one interface request against the account's `max_requests_per_second`.
+    /// Counts one interface request against the account's `max_requests_per_second` and
+    /// `max_requests_per_day_hard` (decision 18).
     pub fn rate_limit(&self) -> crate::ratelimit::Decision {
-        let limit = u64::try_from(self.account().max_requests_per_second).unwrap_or(0);
-        self.rate_limiter.check(limit, now_ms())
+        let account = self.account();
+        let limit = |value: i64| u64::try_from(value).unwrap_or(0);
+        self.rate_limiter.check(
+            limit(account.max_requests_per_second),
+            limit(account.max_requests_per_day_hard),
+            now_ms(),
+        )
     }
 
     /// The current account record (with the live credentials).
@@ -96,6 +109,15 @@ impl Service {
         call: impl FnOnce(&dyn Store) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         call(self.store.as_ref())
+    }
+
+    /// Counts cancelled runs in the statistics (decision 7): `canceled` and `run_canceled`.
+    fn count_cancelled(&self, runs: u64) {
+        if runs > 0 {
+            let now = now_ms();
+            self.usage.add("canceled", now, runs as f64);
+            self.usage.add("run_canceled", now, runs as f64);
+        }
     }
 
     /// Entries created before this are past the account's retention and count as gone
@@ -148,33 +170,6 @@ macro_rules! write_failure {
     };
 }
 
-/// The list shape (2.1) of a stored failed run (2.2).
-pub fn listed(run: FailedWorkflowRun) -> WorkflowDlqMessage {
-    WorkflowDlqMessage {
-        failure_function_state: run.failure_callback_info.as_ref().map(|info| info.state),
-        body: run.body,
-        body_base64: run.body_base64,
-        caller_ip: run.caller_ip,
-        created_at: run.created_at,
-        dlq_id: run.dlq_id,
-        failure_callback: run.failure_callback,
-        flow_control_key: run.flow_control_key,
-        header: run.header,
-        label: run.label,
-        labels: run.labels,
-        max_retries: run.max_retries,
-        method: run.method,
-        response_body: run.response_body,
-        response_body_base64: run.response_body_base64,
-        response_header: run.response_header,
-        response_status: run.response_status,
-        url: run.url,
-        workflow_created_at: run.workflow_created_at,
-        workflow_run_id: run.workflow_run_id,
-        workflow_url: run.workflow_url,
-    }
-}
-
 impl MessagingApi for Service {
     type Principal = ();
 
@@ -208,7 +203,11 @@ impl MessagingApi for Service {
         {
             Ok(page) => ListWorkflowDlqResponse::Ok(DlqPage {
                 cursor: page.next_after.as_deref().map(cursor::encode),
-                messages: page.entries.into_iter().map(listed).collect(),
+                messages: page
+                    .entries
+                    .into_iter()
+                    .map(WorkflowDlqMessage::from)
+                    .collect(),
             }),
             Err(error) => store_failure!(ListWorkflowDlqResponse, "listing the DLQ", error),
         }
@@ -323,9 +322,12 @@ impl MessagingApi for Service {
             .await
         {
             Ok(true) => {
-                let now = now_ms();
-                self.usage.add("canceled", now, 1.0);
-                self.usage.add("run_canceled", now, 1.0);
+                // `cancel=false` is how the official client ends a finished run (decision 19).
+                if request.cancel == Some(false) {
+                    self.usage.add("run_succeeded", now_ms(), 1.0);
+                } else {
+                    self.count_cancelled(1);
+                }
                 CancelWorkflowRunResponse::Ok
             }
             Ok(false) => CancelWorkflowRunResponse::NotFound(error_body(format!(
@@ -333,6 +335,67 @@ impl MessagingApi for Service {
                 request.workflow_run_id
             ))),
             Err(error) => write_failure!(CancelWorkflowRunResponse, "cancelling a run", error),
+        }
+    }
+
+    async fn list_dlq_compat(
+        &self,
+        principal: (),
+        request: ListDlqCompatRequest,
+    ) -> ListDlqCompatResponse {
+        // `source` is `workflow` by its type: the parser refused any other value.
+        self.list_workflow_dlq(principal, request.into())
+            .await
+            .into()
+    }
+
+    async fn delete_workflow_dlq_message(
+        &self,
+        principal: (),
+        request: DeleteWorkflowDlqMessageRequest,
+    ) -> DeleteWorkflowDlqMessageResponse {
+        self.delete_dlq_message(principal, request.into())
+            .await
+            .into()
+    }
+
+    async fn cancel_workflow_runs(
+        &self,
+        _: (),
+        request: CancelWorkflowRunsRequest,
+    ) -> CancelWorkflowRunsResponse {
+        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
+            Ok(after) => after,
+            Err(message) => return CancelWorkflowRunsResponse::BadRequest(error_body(message)),
+        };
+        let floor = self.retention_floor();
+        let result = if !request.workflow_run_ids.is_empty() {
+            let ids = request.workflow_run_ids;
+            self.blocking(move |store| store.cancel_runs(&ids, floor))
+                .await
+                .map(|cancelled| (cancelled, None))
+        } else if request.filter.is_empty() {
+            return CancelWorkflowRunsResponse::BadRequest(error_body(
+                "give `workflowRunIds` or at least one filter: a bulk cancel never takes every run by default",
+            ));
+        } else {
+            let filter = request.filter;
+            let url_prefix = request.workflow_url_exact_match != Some(true);
+            let limit = request.count as usize;
+            self.blocking(move |store| {
+                store.cancel_runs_matching(&filter, url_prefix, after.as_deref(), limit, floor)
+            })
+            .await
+        };
+        match result {
+            Ok((cancelled, next_after)) => {
+                self.count_cancelled(cancelled);
+                CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse {
+                    cancelled: cancelled as i64,
+                    cursor: next_after.as_deref().map(cursor::encode),
+                })
+            }
+            Err(error) => write_failure!(CancelWorkflowRunsResponse, "cancelling runs", error),
         }
     }
 }

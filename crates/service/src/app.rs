@@ -138,33 +138,51 @@ async fn admit(
         return next.run(request).await;
     }
     let decision = service.rate_limit();
-    let mut response = if decision.allowed {
-        next.run(request).await
-    } else {
-        too_many_requests()
+    let mut response = match decision.refused {
+        None => next.run(request).await,
+        Some(refusal) => too_many_requests(refusal),
     };
     rate_limit_headers(&mut response, &decision);
     response
 }
 
-fn too_many_requests() -> Response {
-    courier_server::runtime::error(
-        StatusCode::TOO_MANY_REQUESTS,
-        "too many requests: the account's max_requests_per_second is reached; retry after the time in Retry-After",
-    )
+fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
+    let message = match refusal {
+        crate::ratelimit::Refusal::PerSecond => {
+            "too many requests: the account's max_requests_per_second is reached; retry after the time in Retry-After"
+        }
+        crate::ratelimit::Refusal::Daily => {
+            "too many requests: the account's max_requests_per_day_hard is reached for this UTC day; retry after the time in Retry-After"
+        }
+    };
+    courier_server::runtime::error(StatusCode::TOO_MANY_REQUESTS, message)
 }
 
-/// The `RateLimit-*` headers (and `Retry-After` on a refusal) of every interface response.
+/// The rate-limit headers of an authenticated interface response (decision 18): the
+/// per-second window as `Burst-RateLimit-*` always; the daily limit as `RateLimit-*` on a
+/// success and on its own 429, but never on a per-second 429, whose `RateLimit-*` the official
+/// clients would read as the daily limit. `Retry-After` on every 429.
 fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
+    use crate::ratelimit::Refusal;
+    let now = now_ms();
     let headers = response.headers_mut();
     let mut set = |name: &'static str, value: u64| {
         headers.insert(name, axum::http::HeaderValue::from(value));
     };
-    set("ratelimit-limit", decision.limit);
-    set("ratelimit-remaining", decision.remaining);
-    set("ratelimit-reset", decision.reset_seconds());
-    if !decision.allowed {
-        set("retry-after", decision.reset_seconds());
+    let burst = &decision.per_second;
+    set("burst-ratelimit-limit", burst.limit);
+    set("burst-ratelimit-remaining", burst.remaining);
+    set("burst-ratelimit-reset", burst.reset_unix_seconds());
+    if decision.refused != Some(Refusal::PerSecond) {
+        let daily = &decision.daily;
+        set("ratelimit-limit", daily.limit);
+        set("ratelimit-remaining", daily.remaining);
+        set("ratelimit-reset", daily.reset_unix_seconds());
+    }
+    match decision.refused {
+        Some(Refusal::PerSecond) => set("retry-after", burst.retry_after_seconds(now)),
+        Some(Refusal::Daily) => set("retry-after", decision.daily.retry_after_seconds(now)),
+        None => {}
     }
 }
 
@@ -174,6 +192,30 @@ fn content_length(headers: &axum::http::HeaderMap) -> u64 {
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse().ok())
         .unwrap_or(0)
+}
+
+/// What the official workflow client can ask of the hosted service and a local service without a
+/// delivery engine cannot do: resume and restart failed runs, retry a failure callback. They
+/// answer 501 with the error body saying so, never a 404 that reads like a wrong address.
+fn needs_delivery_engine() -> Router {
+    async fn not_implemented(uri: axum::http::Uri) -> Response {
+        courier_server::runtime::error(
+            StatusCode::NOT_IMPLEMENTED,
+            format!(
+                "{} needs a delivery engine, which the local courier service does not have: it \
+                 keeps the DLQ but delivers nothing; resume, restart and failure-callback retry \
+                 are the hosted service's",
+                uri.path()
+            ),
+        )
+    }
+    let post = || {
+        axum::routing::post(not_implemented).fallback(courier_server::runtime::method_not_allowed)
+    };
+    Router::new()
+        .route("/v2/workflows/dlq/resume", post())
+        .route("/v2/workflows/dlq/restart", post())
+        .route("/v2/workflows/dlq/callback/{dlqId}", post())
 }
 
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
@@ -187,6 +229,7 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     };
     let mut main = courier_server::messaging_router(service.clone())
         .route_layer(admitted(Interface::Messaging))
+        .merge(needs_delivery_engine())
         .route("/health", health.clone());
     if let Some(token) = &config.admin_token {
         main = main.merge(crate::admin::router(service.clone(), token.clone()));

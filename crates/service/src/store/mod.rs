@@ -194,6 +194,21 @@ pub trait Store: Send + Sync + 'static {
     /// Removes a run and every DLQ entry of it; false when no such run exists, or when every
     /// entry it has was created before `min_created_at` (past retention, so already gone).
     fn cancel_run(&self, workflow_run_id: &str, min_created_at: i64) -> Result<bool, StoreError>;
+    /// Cancels these runs (as [`Store::cancel_run`], unknown ones skipped) in one transaction;
+    /// returns how many were cancelled.
+    fn cancel_runs(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError>;
+    /// Cancels up to `limit` runs matching `filter` after `after` (run id order) in one
+    /// transaction: `workflow_url` as a prefix when `url_prefix`, run attributes on the run,
+    /// entry filters on its live DLQ entries. Returns the count and, when more may match, the
+    /// last run id taken.
+    fn cancel_runs_matching(
+        &self,
+        filter: &DlqFilter,
+        url_prefix: bool,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<(u64, Option<String>), StoreError>;
 
     /// Creates or replaces a URL group, keeping `createdAt` on replace.
     fn put_url_group(

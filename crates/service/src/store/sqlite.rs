@@ -612,6 +612,99 @@ fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, Store
     Ok(next)
 }
 
+/// Removes a run and its DLQ entries; whether it counted as there (see [`Store::cancel_run`]).
+fn cancel_in(
+    t: &Transaction<'_>,
+    workflow_run_id: &str,
+    min_created_at: i64,
+) -> Result<bool, StoreError> {
+    let (live, expired): (u64, u64) = t
+        .query_row(
+            "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
+             FROM dlq WHERE workflow_run_id = ?1",
+            params![workflow_run_id, min_created_at],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(internal)?;
+    let runs = t
+        .execute(
+            "DELETE FROM runs WHERE workflow_run_id = ?1",
+            params![workflow_run_id],
+        )
+        .map_err(internal)?;
+    t.execute(
+        "DELETE FROM dlq WHERE workflow_run_id = ?1",
+        params![workflow_run_id],
+    )
+    .map_err(internal)?;
+    // A run whose only entries are past retention is gone already (decision 13): what is left
+    // of it is removed as the purge would, and the caller hears 404.
+    Ok(live > 0 || (runs > 0 && expired == 0))
+}
+
+/// The query listing the ids of the runs a bulk cancel by filter takes, in id order: the run's
+/// own attributes (`workflowUrl` as a prefix when `url_prefix`, `workflowRunId`,
+/// `workflowCreatedAt`) on `runs`, the other filters on the run's live DLQ entries; a run whose
+/// only entries are past retention is gone and never listed.
+fn runs_matching_sql(
+    filter: &DlqFilter,
+    url_prefix: bool,
+    after: Option<&str>,
+    take: usize,
+    min_created_at: i64,
+) -> (String, Vec<SqlValue>) {
+    let mut sql = String::from("SELECT r.workflow_run_id FROM runs r WHERE 1 = 1");
+    let mut values = Vec::new();
+    if !filter.workflow_url.is_empty() {
+        // A prefix compares the URL's first characters (no LIKE: `%` and `_` are literal here).
+        let test = if url_prefix {
+            "substr(r.workflow_url, 1, length(?)) = ?"
+        } else {
+            "r.workflow_url = ?"
+        };
+        let alternatives = vec![format!("({test})"); filter.workflow_url.len()].join(" OR ");
+        sql.push_str(&format!(" AND ({alternatives})"));
+        for url in &filter.workflow_url {
+            let copies = if url_prefix { 2 } else { 1 };
+            values.extend(std::iter::repeat_n(SqlValue::Text(url.clone()), copies));
+        }
+    }
+    if let Some(run) = &filter.workflow_run_id {
+        sql.push_str(" AND r.workflow_run_id = ?");
+        values.push(SqlValue::Text(run.clone()));
+    }
+    if let Some(created) = filter.workflow_created_at {
+        sql.push_str(" AND r.workflow_created_at = ?");
+        values.push(SqlValue::Integer(created));
+    }
+    if let Some(after) = after {
+        sql.push_str(" AND r.workflow_run_id > ?");
+        values.push(SqlValue::Text(after.to_owned()));
+    }
+    let entry_filter = DlqFilter {
+        workflow_url: Vec::new(),
+        workflow_run_id: None,
+        workflow_created_at: None,
+        ..filter.clone()
+    };
+    if !entry_filter.is_empty() {
+        let (condition, condition_values) = filter_sql(&entry_filter, None, min_created_at, true);
+        sql.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM dlq WHERE dlq.workflow_run_id = r.workflow_run_id AND {condition})"
+        ));
+        values.extend(condition_values);
+    }
+    sql.push_str(
+        " AND (NOT EXISTS (SELECT 1 FROM dlq WHERE dlq.workflow_run_id = r.workflow_run_id AND dlq.created_at < ?)
+           OR EXISTS (SELECT 1 FROM dlq WHERE dlq.workflow_run_id = r.workflow_run_id AND dlq.created_at >= ?))",
+    );
+    values.push(SqlValue::Integer(min_created_at));
+    values.push(SqlValue::Integer(min_created_at));
+    sql.push_str(" ORDER BY r.workflow_run_id LIMIT ?");
+    values.push(SqlValue::Integer(take as i64));
+    (sql, values)
+}
+
 impl Store for SqliteStore {
     fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
         self.read(|c| {
@@ -912,29 +1005,45 @@ impl Store for SqliteStore {
     }
 
     fn cancel_run(&self, workflow_run_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
+        self.shrink(|t| cancel_in(t, workflow_run_id, min_created_at))
+    }
+
+    fn cancel_runs(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError> {
         self.shrink(|t| {
-            let (live, expired): (u64, u64) = t
-                .query_row(
-                    "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
-                     FROM dlq WHERE workflow_run_id = ?1",
-                    params![workflow_run_id, min_created_at],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
+            let mut cancelled = 0;
+            for id in ids.iter().collect::<BTreeSet<_>>() {
+                cancelled += u64::from(cancel_in(t, id, min_created_at)?);
+            }
+            Ok(cancelled)
+        })
+    }
+
+    fn cancel_runs_matching(
+        &self,
+        filter: &DlqFilter,
+        url_prefix: bool,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<(u64, Option<String>), StoreError> {
+        self.shrink(|t| {
+            let (sql, values) =
+                runs_matching_sql(filter, url_prefix, after, limit + 1, min_created_at);
+            let mut ids: Vec<String> = t
+                .prepare(&sql)
+                .and_then(|mut statement| {
+                    statement
+                        .query_map(params_from_iter(values), |r| r.get(0))?
+                        .collect::<Result<Vec<String>, _>>()
+                })
                 .map_err(internal)?;
-            let runs = t
-                .execute(
-                    "DELETE FROM runs WHERE workflow_run_id = ?1",
-                    params![workflow_run_id],
-                )
-                .map_err(internal)?;
-            t.execute(
-                "DELETE FROM dlq WHERE workflow_run_id = ?1",
-                params![workflow_run_id],
-            )
-            .map_err(internal)?;
-            // A run whose only entries are past retention is gone already (decision 13): what
-            // is left of it is removed as the purge would, and the caller hears 404.
-            Ok(live > 0 || (runs > 0 && expired == 0))
+            let more = ids.len() > limit;
+            ids.truncate(limit);
+            let mut cancelled = 0;
+            for id in &ids {
+                cancelled += u64::from(cancel_in(t, id, min_created_at)?);
+            }
+            Ok((cancelled, if more { ids.pop() } else { None }))
         })
     }
 
