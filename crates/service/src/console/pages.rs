@@ -923,6 +923,10 @@ fn statistics(base: &str, period: courier_models::StatsPeriod, json: &serde_json
             bucket.push(series);
         }
     }
+    // Series with activity first, so what moved is on screen; the quiet ones keep their order.
+    for charts in [&mut recent, &mut month] {
+        charts.sort_by_key(|series| series.points.iter().all(|p| p.value == 0.0));
+    }
     html! {
         nav aria-label="Statistics period" {
             ul.periods {
@@ -993,7 +997,12 @@ fn series_of(key: &str, items: &[serde_json::Value], by_day: bool) -> Vec<Series
 /// `daily_svc_messages.delivered` → `Daily svc messages · delivered`.
 fn title_of(id: &str) -> String {
     let mut parts = id.split('.');
-    let head = parts.next().unwrap_or("").replace('_', " ");
+    let head = parts
+        .next()
+        .unwrap_or("")
+        .replace('_', " ")
+        .replace("dlq", "DLQ")
+        .replace("svc", "service");
     let mut title: String = head
         .chars()
         .enumerate()
@@ -1033,7 +1042,8 @@ mod tests {
         assert_eq!(series[0].points[1].value, 3.0);
         assert_eq!(
             title_of("daily_svc_messages.run_failed"),
-            "Daily svc messages · run failed"
+            "Daily service messages · run failed"
         );
+        assert_eq!(title_of("dlq_message_count"), "DLQ message count");
     }
 }
