@@ -303,7 +303,6 @@ fn filter_form(query: &str) -> Markup {
             div.field {
                 label for=(id) { (label) " (Unix ms)" }
                 input id=(id) name=(key) type="number" step="1" value=(typed_value(query, key));
-                label.sr-only for=(picker) hidden { (label) " (local time)" }
                 input id=(picker) type="datetime-local" data-ms-for=(id) hidden aria-label=(format!("{label} (local time)"));
             }
         }
@@ -316,11 +315,11 @@ fn filter_form(query: &str) -> Markup {
             fieldset {
                 legend { "Filters" }
                 div.filters {
-                    (text("label", "Label", "billing,etl"))
-                    (text("workflowUrl", "Workflow URL", "https://…"))
-                    (text("workflowRunId", "Workflow run id", "wfr_…"))
-                    (text("callerIp", "Caller IP", "203.0.113.7"))
-                    (text("flowControlKey", "Flow control key", "tenant-acme"))
+                    (text("label", "Label", "e.g. billing,etl"))
+                    (text("workflowUrl", "Workflow URL", "e.g. https://…/checkout"))
+                    (text("workflowRunId", "Workflow run id", "e.g. wfr_…"))
+                    (text("callerIp", "Caller IP", "e.g. 203.0.113.7"))
+                    (text("flowControlKey", "Flow control key", "e.g. tenant-acme"))
                     (millis("fromDate", "Created from"))
                     (millis("toDate", "Created to"))
                     (millis("workflowCreatedAt", "Run created at"))
