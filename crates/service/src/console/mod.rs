@@ -4,7 +4,7 @@
 //! `*Request::parse` functions (so filters, multi-value rules and errors are the API's), and
 //! data comes from the same `MessagingApi`/`ManagementApi` methods of [`Service`] the API
 //! routes call. Templates are `maud` macros, checked at compile time; the stylesheet and the
-//! small script are embedded in the binary. Who may look is decided in [`auth`].
+//! small script are embedded in the binary. Who may look is decided in `auth`.
 
 mod assets;
 mod auth;

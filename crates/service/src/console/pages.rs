@@ -11,7 +11,7 @@ use axum::Extension;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use courier_models::{FailedWorkflowRun, FailureFunctionState, WorkflowDlqMessage};
+use courier_models::{DlqFilter, FailedWorkflowRun, FailureFunctionState, WorkflowDlqMessage};
 use courier_server::query::Query;
 use courier_server::runtime::PathParams;
 use courier_server::*;
@@ -26,6 +26,8 @@ const COUNT_LIMIT: usize = 10_000;
 const BULK_BATCH: i64 = 1000;
 /// Page sizes offered; the API's default (100) is what an absent `count` means.
 const PAGE_SIZES: [i64; 4] = [10, 25, 50, 100];
+/// The filters that take Unix milliseconds (a number field with a date picker beside it).
+const MILLIS_KEYS: [&str; 3] = ["fromDate", "toDate", "workflowCreatedAt"];
 const STATES: [(FailureFunctionState, &str); 4] = [
     (
         FailureFunctionState::CallbackInprogress,
@@ -310,19 +312,32 @@ fn filter_form(query: &str) -> Markup {
     let states = typed_value(query, "failureFunctionState");
     let chosen: Vec<&str> = states.split(',').collect();
     let count = typed_value(query, "count");
+    // Every key of the spec's filter group gets a field, so a filter added to the spec appears
+    // here without a change; the known ones get a friendlier label and control.
+    let field = |key: &str| match key {
+        "failureFunctionState" => html! {},
+        "fromDate" => millis(key, "Created from"),
+        "toDate" => millis(key, "Created to"),
+        "workflowCreatedAt" => millis(key, "Run created at"),
+        "label" => text(key, "Label", "e.g. billing,etl"),
+        "workflowUrl" => text(key, "Workflow URL", "e.g. https://…/checkout"),
+        "workflowRunId" => text(key, "Workflow run id", "e.g. wfr_…"),
+        "callerIp" => text(key, "Caller IP", "e.g. 203.0.113.7"),
+        "flowControlKey" => text(key, "Flow control key", "e.g. tenant-acme"),
+        other => text(other, other, ""),
+    };
     html! {
         form.filters-form method="get" action="/console/dlq" {
             fieldset {
                 legend { "Filters" }
                 div.filters {
-                    (text("label", "Label", "e.g. billing,etl"))
-                    (text("workflowUrl", "Workflow URL", "e.g. https://…/checkout"))
-                    (text("workflowRunId", "Workflow run id", "e.g. wfr_…"))
-                    (text("callerIp", "Caller IP", "e.g. 203.0.113.7"))
-                    (text("flowControlKey", "Flow control key", "e.g. tenant-acme"))
-                    (millis("fromDate", "Created from"))
-                    (millis("toDate", "Created to"))
-                    (millis("workflowCreatedAt", "Run created at"))
+                    // Text filters first, then the times, each in the spec's order.
+                    @for key in DlqFilter::QUERY_KEYS.iter().filter(|k| !MILLIS_KEYS.contains(k)) {
+                        (field(key))
+                    }
+                    @for key in DlqFilter::QUERY_KEYS.iter().filter(|k| MILLIS_KEYS.contains(k)) {
+                        (field(key))
+                    }
                     div.field {
                         label for="f-count" { "Page size" }
                         select #f-count name="count" {
@@ -1026,6 +1041,16 @@ mod tests {
         );
         assert_eq!(form_query("label=x&cursor=d1.aa", &["cursor"]), "label=x");
         assert_eq!(typed_value("label=a&label=b+c", "label"), "a,b c");
+    }
+
+    #[test]
+    fn the_form_has_a_field_for_every_filter_of_the_spec() {
+        let form = filter_form("label=a%2Cb&failureFunctionState=CALLBACK_FAIL").into_string();
+        for key in DlqFilter::QUERY_KEYS {
+            assert!(form.contains(&format!("name=\"{key}\"")), "{key}");
+        }
+        assert!(form.contains("value=\"a,b\""), "values refilled as typed");
+        assert!(form.contains("value=\"CALLBACK_FAIL\" checked"));
     }
 
     #[test]
