@@ -30,6 +30,8 @@ pub struct Config {
     pub header_read_timeout: Duration,
     /// Serve HTTPS with this configuration (`--tls-cert`/`--tls-key`) instead of plain HTTP.
     pub tls: Option<crate::tls::ServerTls>,
+    /// Serve the console at `/console` on the management listener (off with `--no-console`).
+    pub console: bool,
 }
 
 impl Config {
@@ -234,8 +236,14 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     if let Some(token) = &config.admin_token {
         main = main.merge(crate::admin::router(service.clone(), token.clone()));
     }
-    let management = courier_server::management_router(service.clone())
+    let mut management = courier_server::management_router(service.clone())
         .route_layer(admitted(Interface::Management));
+    if config.console {
+        management = management.merge(crate::console::router(
+            service.clone(),
+            config.tls.is_some(),
+        ));
+    }
     if config.management_listen.is_some() {
         let management = management.route("/health", health);
         (
@@ -442,9 +450,16 @@ pub fn banner(service: &Service, config: &Config, listeners: &Listeners) -> Stri
         Some(_) => format!("  admin API:      {scheme}://{main}/admin/v1 (Bearer <admin token>)\n"),
         None => String::new(),
     };
+    let console = if config.console {
+        format!(
+            "  console:        {scheme}://{management}/console (sign in with customer_id and management_key)\n"
+        )
+    } else {
+        String::new()
+    };
     format!(
         "courier is serving\n  messaging:      {scheme}://{main}  (Authorization: Bearer $COURIER_SERVICE_TOKEN)\n  \
-         management:     {scheme}://{management}  (Basic customer_id:management_key)\n{admin}  data directory: {}\n\n\
+         management:     {scheme}://{management}  (Basic customer_id:management_key)\n{admin}{console}  data directory: {}\n\n\
          export COURIER_SERVICE_TOKEN='{}'\nexport COURIER_CUSTOMER_ID='{}'\nexport COURIER_MANAGEMENT_KEY='{}'\n",
         config.data_dir.display(),
         account.token,

@@ -7,6 +7,7 @@ pub mod account;
 pub mod admin;
 pub mod api;
 pub mod app;
+pub mod console;
 pub mod cursor;
 pub mod datadir;
 pub mod demo;

@@ -61,15 +61,18 @@ struct ServeArgs {
     /// Enable the admin API under /admin/v1 with this bearer token.
     #[arg(long, env = "COURIER_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
-    /// Seed demo data (failed runs, URL groups, a search index) into an empty DLQ.
     /// Serve HTTPS: PEM certificate chain, leaf first (needs --tls-key).
     #[arg(long, env = "COURIER_TLS_CERT", requires = "tls_key")]
     tls_cert: Option<PathBuf>,
     /// PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1).
     #[arg(long, env = "COURIER_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Seed demo data (failed runs, URL groups, a search index) into an empty DLQ.
     #[arg(long, env = "COURIER_DEMO")]
     demo: bool,
+    /// Do not serve the browser console at /console on the management listener.
+    #[arg(long, env = "COURIER_NO_CONSOLE")]
+    no_console: bool,
 }
 
 async fn shutdown_signal() {
@@ -145,6 +148,7 @@ async fn serve_command(args: ServeArgs) -> ExitCode {
         demo: args.demo,
         header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
         tls,
+        console: !args.no_console,
     };
     let result = async {
         // Held until serving ends; the kernel releases it however the process exits.

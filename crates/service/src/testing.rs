@@ -65,6 +65,7 @@ impl TestService {
             // Short, so the slow-client test does not wait long.
             header_read_timeout: std::time::Duration::from_secs(2),
             tls,
+            console: true,
         };
         let mut service = TestService {
             service_token: String::new(),

@@ -185,6 +185,14 @@ pub trait Store: Send + Sync + 'static {
     fn delete_dlq_one(&self, dlq_id: &str, min_created_at: i64) -> Result<bool, StoreError>;
     /// Entries created at or after `min_created_at`.
     fn dlq_count(&self, min_created_at: i64) -> Result<u64, StoreError>;
+    /// How many entries match `filter`, counting at most `at_most` (so a console showing the
+    /// count never scans an unbounded DLQ). Uses the same filter SQL as [`Store::list_dlq`].
+    fn dlq_count_matching(
+        &self,
+        filter: &DlqFilter,
+        min_created_at: i64,
+        at_most: usize,
+    ) -> Result<u64, StoreError>;
     /// Physically removes entries created before `min_created_at`, and the runs that entered
     /// the DLQ and have no entry left.
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError>;
@@ -218,9 +226,13 @@ pub trait Store: Send + Sync + 'static {
         now_ms: i64,
     ) -> Result<UrlGroup, StoreError>;
     fn url_group(&self, name: &str) -> Result<Option<UrlGroup>, StoreError>;
+    /// Every URL group, by name (the console's topics page).
+    fn url_groups(&self) -> Result<Vec<UrlGroup>, StoreError>;
 
     fn put_index(&self, index: &SearchIndex) -> Result<(), StoreError>;
     fn index(&self, id: &str) -> Result<Option<SearchIndex>, StoreError>;
+    /// Every search index, by id (the console's index list).
+    fn indexes(&self) -> Result<Vec<SearchIndex>, StoreError>;
     /// Records usage events of an index in one transaction; false (nothing stored) when there
     /// is no such index.
     fn record_index_usage(&self, index_id: &str, events: &[IndexUsage])

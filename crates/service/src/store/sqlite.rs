@@ -288,6 +288,20 @@ fn scan_queries(
         .collect()
 }
 
+/// Every JSON record a one-column `sql` selects, decoded.
+fn all_records<T: serde::de::DeserializeOwned>(
+    connection: &Connection,
+    sql: &str,
+) -> Result<Vec<T>, StoreError> {
+    let mut statement = connection.prepare_cached(sql).map_err(internal)?;
+    let texts = statement
+        .query_map([], |row| row.get::<_, String>(0))
+        .map_err(internal)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(internal)?;
+    texts.iter().map(|text| from_json(text)).collect()
+}
+
 /// Runs [`scan_queries`] and merges their pages into the first `take` `(dlq_id, record)`.
 fn scan(
     connection: &Connection,
@@ -974,6 +988,16 @@ impl Store for SqliteStore {
         })
     }
 
+    fn dlq_count_matching(
+        &self,
+        filter: &DlqFilter,
+        min_created_at: i64,
+        at_most: usize,
+    ) -> Result<u64, StoreError> {
+        // Ids only: the same scan as a list, without reading any record.
+        self.read(|c| Ok(scan(c, filter, None, at_most, min_created_at, false)?.len() as u64))
+    }
+
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError> {
         self.shrink(|t| {
             // A run that entered the DLQ and has no entry left within retention is gone with
@@ -1084,6 +1108,10 @@ impl Store for SqliteStore {
         })
     }
 
+    fn url_groups(&self) -> Result<Vec<UrlGroup>, StoreError> {
+        self.read(|c| all_records(c, "SELECT record FROM url_groups ORDER BY name"))
+    }
+
     fn put_index(&self, index: &SearchIndex) -> Result<(), StoreError> {
         let record = to_json(index)?;
         let id = index.id.to_string();
@@ -1111,6 +1139,10 @@ impl Store for SqliteStore {
                 .map_err(internal)?;
             record.map(|text| from_json(&text)).transpose()
         })
+    }
+
+    fn indexes(&self) -> Result<Vec<SearchIndex>, StoreError> {
+        self.read(|c| all_records(c, "SELECT record FROM search_indexes ORDER BY id"))
     }
 
     fn record_index_usage(

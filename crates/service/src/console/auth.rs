@@ -1,0 +1,399 @@
+//! Who gets into the console: the management credentials, by login form (a session cookie) or
+//! HTTP Basic (scripts); and the guard of every state-changing POST against cross-site requests.
+//!
+//! Sessions are random ids kept in memory with an expiry, so a restart signs everyone out and
+//! nothing secret is ever derived from the cookie. A session also remembers the management key
+//! it was opened with: once the key changes, the session ends.
+//!
+//! Cross-site protection has three layers, because one alone has gaps: the cookie is
+//! `SameSite=Strict` (a cross-site POST carries no session), every POST must come from this
+//! origin (`Sec-Fetch-Site`/`Origin`, which also covers Basic credentials a browser cached), and
+//! a POST made with a session must carry that session's CSRF token as a form field.
+
+use super::Console;
+use super::view;
+use crate::account::random_secret;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
+use courier_server::ManagementApi;
+use courier_server::auth::{ManagementCredentials, constant_time_eq, management_credentials};
+use courier_server::query::Query;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "courier_console";
+/// The form field that carries a session's CSRF token.
+pub const CSRF_FIELD: &str = "csrf";
+/// How long a session lasts from login (the cookie's `Max-Age` too).
+const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 60 * 60);
+/// Largest form body read (a login or an action form is a few hundred bytes).
+const MAX_FORM_BYTES: usize = 16 * 1024;
+
+struct Session {
+    csrf: String,
+    expires: Instant,
+    /// The management key at login: a rotated key ends the session.
+    management_key: String,
+    /// A one-time notice for the next page ("3 entries deleted").
+    flash: Option<String>,
+}
+
+/// The open sessions, by id.
+#[derive(Default)]
+pub struct Sessions(Mutex<HashMap<String, Session>>);
+
+impl Sessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Opens a session; returns its id. Expired sessions are dropped here, so the map only
+    /// grows with live ones.
+    fn open(&self, management_key: &str) -> String {
+        let now = Instant::now();
+        let id = random_secret(32);
+        let mut sessions = self.lock();
+        sessions.retain(|_, session| session.expires > now);
+        sessions.insert(
+            id.clone(),
+            Session {
+                csrf: random_secret(32),
+                expires: now + SESSION_LIFETIME,
+                management_key: management_key.to_owned(),
+                flash: None,
+            },
+        );
+        id
+    }
+
+    /// The viewer of a live session with this id, while the management key is unchanged.
+    fn find(&self, id: &str, management_key: &str) -> Option<Viewer> {
+        let mut sessions = self.lock();
+        let session = sessions.get(id)?;
+        if session.expires <= Instant::now()
+            || !constant_time_eq(&session.management_key, management_key)
+        {
+            sessions.remove(id);
+            return None;
+        }
+        Some(Viewer::Session {
+            id: id.to_owned(),
+            csrf: session.csrf.clone(),
+        })
+    }
+
+    fn close(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    pub fn set_flash(&self, viewer: &Viewer, message: String) {
+        if let Viewer::Session { id, .. } = viewer
+            && let Some(session) = self.lock().get_mut(id)
+        {
+            session.flash = Some(message);
+        }
+    }
+
+    pub fn take_flash(&self, viewer: &Viewer) -> Option<String> {
+        match viewer {
+            Viewer::Session { id, .. } => self.lock().get_mut(id)?.flash.take(),
+            Viewer::Basic => None,
+        }
+    }
+}
+
+/// Who is looking at a page.
+#[derive(Clone, Debug)]
+pub enum Viewer {
+    /// Signed in with the login form.
+    Session { id: String, csrf: String },
+    /// Sent HTTP Basic management credentials with the request.
+    Basic,
+}
+
+impl Viewer {
+    /// The token forms must send back; Basic requests need none (a browser does not attach
+    /// Basic credentials to a cross-site POST that passes the origin check).
+    pub fn csrf(&self) -> Option<&str> {
+        match self {
+            Viewer::Session { csrf, .. } => Some(csrf),
+            Viewer::Basic => None,
+        }
+    }
+}
+
+/// Lets a request through with a [`Viewer`] extension, or answers: a browser without
+/// credentials is sent to the login page, wrong Basic credentials get 401, and a POST that
+/// fails the cross-site checks gets 403.
+pub async fn require_viewer(
+    State(console): State<Arc<Console>>,
+    jar: CookieJar,
+    request: Request,
+    next: Next,
+) -> Response {
+    let management_key = console.service.management_key();
+    let from_session = jar
+        .get(SESSION_COOKIE)
+        .and_then(|cookie| console.sessions.find(cookie.value(), &management_key));
+    let viewer = match from_session {
+        Some(viewer) => viewer,
+        None => match basic_viewer(&console, request.headers()).await {
+            Ok(Some(viewer)) => viewer,
+            Ok(None) => return no_credentials(&request),
+            Err(message) => return view::unauthorized(&message, true),
+        },
+    };
+    let mut request = request;
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        if let Err(why) = same_origin(request.headers()) {
+            return cross_site_refusal(&why);
+        }
+        if let Some(expected) = viewer.csrf() {
+            let (parts, body) = request.into_parts();
+            let bytes = match axum::body::to_bytes(body, MAX_FORM_BYTES).await {
+                Ok(bytes) => bytes,
+                Err(_) => {
+                    return view::error_page(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        "Form too large",
+                        &format!("a console form is at most {MAX_FORM_BYTES} bytes"),
+                    );
+                }
+            };
+            let form = Query::parse(std::str::from_utf8(&bytes).unwrap_or(""));
+            let given = form.credential(CSRF_FIELD).unwrap_or_default();
+            if !constant_time_eq(&given, expected) {
+                return view::error_page(
+                    StatusCode::FORBIDDEN,
+                    "Form expired",
+                    "the form's security token does not match your session; reload the page and try again",
+                );
+            }
+            request = Request::from_parts(parts, axum::body::Body::from(bytes));
+        }
+    }
+    request.extensions_mut().insert(viewer);
+    next.run(request).await
+}
+
+/// `Ok(None)` without an `Authorization` header; `Err` when one is there but not valid Basic
+/// management credentials.
+async fn basic_viewer(console: &Console, headers: &HeaderMap) -> Result<Option<Viewer>, String> {
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Ok(None);
+    }
+    let credentials =
+        management_credentials(headers, &Query::default()).map_err(|e| e.message().to_owned())?;
+    ManagementApi::authenticate(&*console.service, credentials)
+        .await
+        .map(|()| Some(Viewer::Basic))
+        .map_err(|e| e.message().to_owned())
+}
+
+/// A page request without credentials goes to the login page (and comes back after it); any
+/// other request gets a 401 without a Basic challenge, so a browser shows no password dialog.
+fn no_credentials(request: &Request) -> Response {
+    if request.method() == Method::GET || request.method() == Method::HEAD {
+        let wanted = request
+            .uri()
+            .path_and_query()
+            .map(|p| p.as_str())
+            .unwrap_or("/console/dlq");
+        let target = format!("/console/login?next={}", view::encode_component(wanted));
+        return Redirect::to(&target).into_response();
+    }
+    view::unauthorized(
+        "sign in first: this action needs the management credentials",
+        false,
+    )
+}
+
+/// Why a request a browser marks as coming from another site, or whose `Origin` is not this
+/// host, is refused. Scripts send neither header and pass.
+fn same_origin(headers: &HeaderMap) -> Result<(), String> {
+    if let Some(site) = headers.get("sec-fetch-site") {
+        let site = site.to_str().unwrap_or("");
+        if site != "same-origin" && site != "none" {
+            return Err(format!(
+                "the browser says this request came from a {site} page; console actions must be sent from the console itself"
+            ));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        let host = headers
+            .get(header::HOST)
+            .and_then(|host| host.to_str().ok())
+            .unwrap_or("");
+        let origin_host = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        if host.is_empty() || origin_host != Some(host) {
+            return Err(format!(
+                "the request's Origin `{origin}` is not this console's host `{host}`"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn cross_site_refusal(why: &str) -> Response {
+    view::error_page(StatusCode::FORBIDDEN, "Cross-site request refused", why)
+}
+
+/// Where to go after login: only a console path, so the parameter cannot send anyone elsewhere.
+fn safe_next(next: Option<String>) -> String {
+    match next {
+        Some(next)
+            if (next == "/console" || next.starts_with("/console/"))
+                && !next.contains('\\')
+                && !next.starts_with("/console/login")
+                && !next.starts_with("/console/logout") =>
+        {
+            next
+        }
+        _ => "/console/dlq".to_owned(),
+    }
+}
+
+/// `GET /console/login`: the form, or straight on when already signed in.
+pub async fn login_page(
+    State(console): State<Arc<Console>>,
+    jar: CookieJar,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
+) -> Response {
+    let next = Query::parse(raw.as_deref().unwrap_or("")).credential("next");
+    let key = console.service.management_key();
+    if jar
+        .get(SESSION_COOKIE)
+        .and_then(|cookie| console.sessions.find(cookie.value(), &key))
+        .is_some()
+    {
+        return Redirect::to(&safe_next(next)).into_response();
+    }
+    view::login(StatusCode::OK, next.as_deref(), "", None)
+}
+
+/// `POST /console/login`: checks the management credentials and opens a session.
+pub async fn login(
+    State(console): State<Arc<Console>>,
+    jar: CookieJar,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Err(why) = same_origin(&headers) {
+        return cross_site_refusal(&why);
+    }
+    let form = Query::parse(std::str::from_utf8(&body).unwrap_or(""));
+    let username = form.credential("username").unwrap_or_default();
+    let password = form.credential("password").unwrap_or_default();
+    let next = form.credential("next");
+    if username.is_empty() || password.is_empty() {
+        return view::login(
+            StatusCode::BAD_REQUEST,
+            next.as_deref(),
+            &username,
+            Some("Enter the customer id and the management key."),
+        );
+    }
+    let credentials = ManagementCredentials {
+        username: username.clone(),
+        password,
+    };
+    if ManagementApi::authenticate(&*console.service, credentials)
+        .await
+        .is_err()
+    {
+        return view::login(
+            StatusCode::UNAUTHORIZED,
+            next.as_deref(),
+            &username,
+            Some("The customer id or the management key is wrong."),
+        );
+    }
+    let id = console.sessions.open(&console.service.management_key());
+    let cookie = Cookie::build((SESSION_COOKIE, id))
+        .path("/console")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(console.secure_cookies)
+        .max_age(time::Duration::seconds(SESSION_LIFETIME.as_secs() as i64));
+    (jar.add(cookie), Redirect::to(&safe_next(next))).into_response()
+}
+
+/// `POST /console/logout`: ends the session and clears the cookie.
+pub async fn logout(
+    State(console): State<Arc<Console>>,
+    jar: CookieJar,
+    axum::Extension(viewer): axum::Extension<Viewer>,
+) -> Response {
+    if let Viewer::Session { id, .. } = &viewer {
+        console.sessions.close(id);
+    }
+    let jar = jar.remove(Cookie::build(SESSION_COOKIE).path("/console"));
+    (jar, Redirect::to("/console/login")).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_stays_inside_the_console() {
+        assert_eq!(
+            safe_next(Some("/console/dlq?label=a".into())),
+            "/console/dlq?label=a"
+        );
+        for outside in [
+            "https://evil.example/",
+            "//evil.example/console/",
+            "/console\\..\\x",
+            "/consolex",
+            "/console/login",
+        ] {
+            assert_eq!(safe_next(Some(outside.into())), "/console/dlq", "{outside}");
+        }
+        assert_eq!(safe_next(None), "/console/dlq");
+    }
+
+    #[test]
+    fn cross_site_requests_are_refused_and_scripts_pass() {
+        let mut headers = HeaderMap::new();
+        assert!(
+            same_origin(&headers).is_ok(),
+            "a script sends neither header"
+        );
+        headers.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+        headers.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+        assert!(same_origin(&headers).is_ok());
+        headers.insert(header::ORIGIN, "http://evil.example".parse().unwrap());
+        assert!(same_origin(&headers).is_err());
+        headers.insert(header::ORIGIN, "null".parse().unwrap());
+        assert!(same_origin(&headers).is_err());
+        headers.remove(header::ORIGIN);
+        headers.insert("sec-fetch-site", "cross-site".parse().unwrap());
+        assert!(same_origin(&headers).is_err());
+        headers.insert("sec-fetch-site", "same-origin".parse().unwrap());
+        assert!(same_origin(&headers).is_ok());
+    }
+
+    #[test]
+    fn a_session_ends_when_the_management_key_changes() {
+        let sessions = Sessions::default();
+        let id = sessions.open("key-1");
+        assert!(sessions.find(&id, "key-1").is_some());
+        assert!(sessions.find("not-a-session", "key-1").is_none());
+        assert!(sessions.find(&id, "key-2").is_none());
+        assert!(
+            sessions.find(&id, "key-1").is_none(),
+            "an ended session stays ended"
+        );
+    }
+}
