@@ -251,10 +251,17 @@ fn workspace(dir: &Path, spec: &str, version: &str) {
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let shared = &manifest
         [manifest.find("[workspace.package]").unwrap()..manifest.find("\n[package]").unwrap()];
-    let shared = shared
-        .replace("path = \"crates/models\"", "path = \"models\"")
-        .replace("path = \"crates/client\"", "path = \"client\"")
-        .replace("version = \"0.1.0\"", &format!("version = \"{version}\""));
+    // The workspace's own crates, whatever their versions, at `version` beside the copies.
+    let shared: String = shared
+        .lines()
+        .map(|line| match line.split_once(" = ") {
+            Some((name @ ("courier-models" | "courier-client"), _)) => {
+                let dir = name.trim_start_matches("courier-");
+                format!("{name} = {{ path = \"{dir}\", version = \"{version}\" }}\n")
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect();
     let members: Vec<String> = ["models", "client", "server"]
         .iter()
         .map(|m| format!("\"{m}\""))
