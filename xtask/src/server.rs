@@ -630,11 +630,31 @@ fn interface_code(interface: &Interface, ops: &[&Operation]) -> TokenStream {
             op.id,
             op.description
         ));
-        methods.push(quote! {
-            #method_doc
-            fn #method(&self, principal: Self::Principal, request: #request)
-                -> impl ::std::future::Future<Output = #response> + Send;
-        });
+        match &op.alias_of {
+            // An alias answers with the original's code by default (the generated `From`
+            // conversions); an implementation overrides it only to answer differently.
+            Some(original) => {
+                let original = format_ident!("{}", original.to_snake_case());
+                let note = doc(&format!(
+                    "\nBy default the same as [`{trait}::{original}`], through the generated conversions.",
+                    trait = interface.trait_name
+                ));
+                methods.push(quote! {
+                    #method_doc
+                    #note
+                    fn #method(&self, principal: Self::Principal, request: #request)
+                        -> impl ::std::future::Future<Output = #response> + Send
+                    {
+                        async move { self.#original(principal, request.into()).await.into() }
+                    }
+                });
+            }
+            None => methods.push(quote! {
+                #method_doc
+                fn #method(&self, principal: Self::Principal, request: #request)
+                    -> impl ::std::future::Future<Output = #response> + Send;
+            }),
+        }
         handlers.push(quote! {
             pub(super) async fn #handler<A: #trait_name>(
                 ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,

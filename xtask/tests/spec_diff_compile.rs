@@ -181,12 +181,6 @@ const PROGRAMS: &[Program] = &[
                 async fn cancel_workflow_runs(&self, _: (), _: CancelWorkflowRunsRequest) -> CancelWorkflowRunsResponse {
                     CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse { cursor: None, cancelled: 0 })
                 }
-                async fn list_dlq_compat(&self, p: (), r: ListDlqCompatRequest) -> ListDlqCompatResponse {
-                    self.list_workflow_dlq(p, r.into()).await.into()
-                }
-                async fn delete_workflow_dlq_message(&self, p: (), r: DeleteWorkflowDlqMessageRequest) -> DeleteWorkflowDlqMessageResponse {
-                    self.delete_dlq_message(p, r.into()).await.into()
-                }
             }"#,
         old: true,
         new: false,

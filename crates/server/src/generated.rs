@@ -1421,11 +1421,14 @@ pub trait MessagingApi: Send + Sync + 'static {
     ///
     /// Delete one (4.4) at the path the hosted service documents for workflow DLQ entries,
     /// `DELETE /v2/workflows/dlq/{dlqId}` (decision 19): the same code path and answers.
+    /// By default the same as [`MessagingApi::delete_dlq_message`], through the generated conversions.
     fn delete_workflow_dlq_message(
         &self,
         principal: Self::Principal,
         request: DeleteWorkflowDlqMessageRequest,
-    ) -> impl ::std::future::Future<Output = DeleteWorkflowDlqMessageResponse> + Send;
+    ) -> impl ::std::future::Future<Output = DeleteWorkflowDlqMessageResponse> + Send {
+        async move { self.delete_dlq_message(principal, request.into()).await.into() }
+    }
     /// Get a URL group
     ///
     /// `GET /v2/topics/{urlGroupName}` (operationId `getUrlGroup`).
@@ -1455,11 +1458,14 @@ pub trait MessagingApi: Send + Sync + 'static {
     /// The list operation (4.1) at the path the official workflow client calls:
     /// `GET /v2/dlq?source=workflow` (decision 19). Same parameters, same answer, same code
     /// path; `source` must be `workflow`.
+    /// By default the same as [`MessagingApi::list_workflow_dlq`], through the generated conversions.
     fn list_dlq_compat(
         &self,
         principal: Self::Principal,
         request: ListDlqCompatRequest,
-    ) -> impl ::std::future::Future<Output = ListDlqCompatResponse> + Send;
+    ) -> impl ::std::future::Future<Output = ListDlqCompatResponse> + Send {
+        async move { self.list_workflow_dlq(principal, request.into()).await.into() }
+    }
     /// List failed workflow runs
     ///
     /// `GET /v2/workflows/dlq` (operationId `listWorkflowDlq`).

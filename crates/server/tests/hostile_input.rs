@@ -588,18 +588,6 @@ impl MessagingApi for Fixed {
         CancelWorkflowRunResponse::NotFound(fixed())
     }
 
-    async fn list_dlq_compat(&self, p: (), request: ListDlqCompatRequest) -> ListDlqCompatResponse {
-        self.list_workflow_dlq(p, request.into()).await.into()
-    }
-
-    async fn delete_workflow_dlq_message(
-        &self,
-        p: (),
-        request: DeleteWorkflowDlqMessageRequest,
-    ) -> DeleteWorkflowDlqMessageResponse {
-        self.delete_dlq_message(p, request.into()).await.into()
-    }
-
     async fn cancel_workflow_runs(
         &self,
         _: (),

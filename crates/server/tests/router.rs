@@ -216,19 +216,6 @@ impl MessagingApi for InMemory {
         }
     }
 
-    // The official clients' aliases answer with the original operations' code.
-    async fn list_dlq_compat(&self, p: (), request: ListDlqCompatRequest) -> ListDlqCompatResponse {
-        self.list_workflow_dlq(p, request.into()).await.into()
-    }
-
-    async fn delete_workflow_dlq_message(
-        &self,
-        p: (),
-        request: DeleteWorkflowDlqMessageRequest,
-    ) -> DeleteWorkflowDlqMessageResponse {
-        self.delete_dlq_message(p, request.into()).await.into()
-    }
-
     async fn cancel_workflow_runs(
         &self,
         _: (),

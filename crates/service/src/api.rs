@@ -338,26 +338,8 @@ impl MessagingApi for Service {
         }
     }
 
-    async fn list_dlq_compat(
-        &self,
-        principal: (),
-        request: ListDlqCompatRequest,
-    ) -> ListDlqCompatResponse {
-        // `source` is `workflow` by its type: the parser refused any other value.
-        self.list_workflow_dlq(principal, request.into())
-            .await
-            .into()
-    }
-
-    async fn delete_workflow_dlq_message(
-        &self,
-        principal: (),
-        request: DeleteWorkflowDlqMessageRequest,
-    ) -> DeleteWorkflowDlqMessageResponse {
-        self.delete_dlq_message(principal, request.into())
-            .await
-            .into()
-    }
+    // `list_dlq_compat` and `delete_workflow_dlq_message`, the official clients' addresses of
+    // list and delete one, answer with those operations' code: the trait's default methods.
 
     async fn cancel_workflow_runs(
         &self,
