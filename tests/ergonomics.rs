@@ -75,6 +75,47 @@ async fn a_dlq_filter_goes_straight_into_the_request_with_one_or_many_values() {
     assert!(none.messages.is_empty());
 }
 
+/// The generated builder's own multi-value setters take one value or many (annoyance 3).
+#[tokio::test]
+async fn the_builder_setters_take_one_value_or_many() {
+    let (_service, client) = seeded().await;
+    let count = |page: courier_client::models::ListWorkflowDlqResponse| page.messages.len();
+    let one = client
+        .list_workflow_dlq()
+        .label("billing")
+        .send()
+        .await
+        .expect("list");
+    assert_eq!(count(one.into_inner()), 2);
+    let array = client
+        .list_workflow_dlq()
+        .label(["billing", "beta"])
+        .send()
+        .await
+        .expect("list");
+    assert_eq!(count(array.into_inner()), 3);
+    let labels = vec![String::from("gamma")];
+    let borrowed = client
+        .list_workflow_dlq()
+        .label(&labels)
+        .send()
+        .await
+        .expect("list");
+    assert_eq!(count(borrowed.into_inner()), 1);
+    let state = client
+        .delete_workflow_dlq_bulk()
+        .failure_function_state(FailureFunctionState::CallbackFail)
+        .label("billing")
+        .send()
+        .await
+        .expect("bulk delete");
+    assert_eq!(
+        state.into_inner().deleted,
+        0,
+        "no seeded run has a failure function"
+    );
+}
+
 #[tokio::test]
 async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() {
     let (service, client) = seeded().await;

@@ -129,7 +129,8 @@ fn generate_parsed(spec: &Spec) -> Result<Vec<GeneratedFile>, CodegenError> {
     });
     for interface in &progenitor_gen::INTERFACES {
         let tokens = progenitor_gen::client(spec, interface, &models.type_names)?;
-        let mut tokens = postprocess::client_send_returns_courier_error(tokens)?;
+        let tokens = postprocess::client_send_returns_courier_error(tokens)?;
+        let mut tokens = postprocess::multi_value_setters_take_one_or_many(tokens)?;
         tokens.extend(facts::client_group_setters(
             spec,
             &models.type_names,

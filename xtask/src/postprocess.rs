@@ -215,6 +215,83 @@ pub fn client_send_returns_courier_error(tokens: TokenStream) -> Result<TokenStr
     Ok(file.into_token_stream())
 }
 
+/// progenitor's setter of a multi-value query parameter takes `V: TryInto<Vec<T>>`, so one value
+/// (`.label("billing")`) does not compile. Each such setter of the `builder` module is rewritten
+/// to take `V: crate::values::IntoValues<T>` (one value, an array, a `Vec`, a slice), which never
+/// fails; the field keeps progenitor's `Result<Option<Vec<T>>, String>`.
+pub fn multi_value_setters_take_one_or_many(
+    tokens: TokenStream,
+) -> Result<TokenStream, CodegenError> {
+    let mut file: syn::File = syn::parse2(tokens)
+        .map_err(|e| CodegenError::Generator(format!("client does not parse: {e}")))?;
+    for item in &mut file.items {
+        let syn::Item::Mod(module) = item else {
+            continue;
+        };
+        if module.ident != "builder" {
+            continue;
+        }
+        let Some((_, items)) = &mut module.content else {
+            continue;
+        };
+        for item in items {
+            let syn::Item::Impl(block) = item else {
+                continue;
+            };
+            for member in &mut block.items {
+                let syn::ImplItem::Fn(function) = member else {
+                    continue;
+                };
+                let Some(element) = vec_bound(&function.sig.generics) else {
+                    continue;
+                };
+                let field = function.sig.ident.clone();
+                function.sig.generics.where_clause =
+                    Some(syn::parse_quote!(where V: crate::values::IntoValues<#element>));
+                function.block = syn::parse_quote!({
+                    self.#field = ::std::result::Result::Ok(::std::option::Option::Some(
+                        crate::values::IntoValues::into_values(value),
+                    ));
+                    self
+                });
+            }
+        }
+    }
+    Ok(file.into_token_stream())
+}
+
+/// `T` of a `where V: std::convert::TryInto<::std::vec::Vec<T>>` clause.
+fn vec_bound(generics: &syn::Generics) -> Option<syn::Type> {
+    let predicate = generics.where_clause.as_ref()?.predicates.first()?;
+    let syn::WherePredicate::Type(predicate) = predicate else {
+        return None;
+    };
+    let syn::TypeParamBound::Trait(bound) = predicate.bounds.first()? else {
+        return None;
+    };
+    let last = bound.path.segments.last()?;
+    if last.ident != "TryInto" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return None;
+    };
+    let Some(syn::GenericArgument::Type(syn::Type::Path(target))) = arguments.args.first() else {
+        return None;
+    };
+    let vec = target.path.segments.last()?;
+    if vec.ident != "Vec" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(element) = &vec.arguments else {
+        return None;
+    };
+    match element.args.first()? {
+        syn::GenericArgument::Type(element) => Some(element.clone()),
+        _ => None,
+    }
+}
+
 /// `T` of a `-> Result<T, E>` return type.
 fn success_type(output: &syn::ReturnType) -> Option<syn::Type> {
     let syn::ReturnType::Type(_, ty) = output else {

@@ -62,6 +62,7 @@ pub mod dlq;
 pub mod error;
 pub mod hooks;
 pub mod retry;
+pub mod values;
 
 #[rustfmt::skip]
 #[allow(clippy::all, unused_imports, missing_docs, dead_code)]

@@ -694,15 +694,13 @@ pub mod builder {
         }
         pub fn caller_ip<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.caller_ip = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for caller_ip failed"
-                        .to_string()
-                });
+            self.caller_ip = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn count<V>(mut self, value: V) -> Self
@@ -733,30 +731,24 @@ pub mod builder {
         }
         pub fn failure_function_state<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<
-                ::std::vec::Vec<::courier_models::FailureFunctionState>,
-            >,
+            V: crate::values::IntoValues<::courier_models::FailureFunctionState>,
         {
-            self.failure_function_state = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: courier_models :: FailureFunctionState >` for failure_function_state failed"
-                        .to_string()
-                });
+            self.failure_function_state = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn flow_control_key<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.flow_control_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for flow_control_key failed"
-                        .to_string()
-                });
+            self.flow_control_key = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn from_date<V>(mut self, value: V) -> Self
@@ -771,15 +763,13 @@ pub mod builder {
         }
         pub fn label<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.label = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for label failed"
-                        .to_string()
-                });
+            self.label = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn to_date<V>(mut self, value: V) -> Self
@@ -819,15 +809,13 @@ pub mod builder {
         }
         pub fn workflow_url<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.workflow_url = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for workflow_url failed"
-                        .to_string()
-                });
+            self.workflow_url = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         ///Sends the request; errors keep progenitor's own type (see [`send`](Self::send)).
@@ -1006,15 +994,13 @@ pub mod builder {
         }
         pub fn caller_ip<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.caller_ip = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for caller_ip failed"
-                        .to_string()
-                });
+            self.caller_ip = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn count<V>(mut self, value: V) -> Self
@@ -1045,43 +1031,35 @@ pub mod builder {
         }
         pub fn dlq_ids<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.dlq_ids = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for dlq_ids failed"
-                        .to_string()
-                });
+            self.dlq_ids = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn failure_function_state<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<
-                ::std::vec::Vec<::courier_models::FailureFunctionState>,
-            >,
+            V: crate::values::IntoValues<::courier_models::FailureFunctionState>,
         {
-            self.failure_function_state = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: courier_models :: FailureFunctionState >` for failure_function_state failed"
-                        .to_string()
-                });
+            self.failure_function_state = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn flow_control_key<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.flow_control_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for flow_control_key failed"
-                        .to_string()
-                });
+            self.flow_control_key = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn from_date<V>(mut self, value: V) -> Self
@@ -1096,15 +1074,13 @@ pub mod builder {
         }
         pub fn label<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.label = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for label failed"
-                        .to_string()
-                });
+            self.label = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn to_date<V>(mut self, value: V) -> Self
@@ -1144,15 +1120,13 @@ pub mod builder {
         }
         pub fn workflow_url<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.workflow_url = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for workflow_url failed"
-                        .to_string()
-                });
+            self.workflow_url = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         ///Sends the request; errors keep progenitor's own type (see [`send`](Self::send)).
@@ -1458,15 +1432,13 @@ pub mod builder {
         }
         pub fn caller_ip<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.caller_ip = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for caller_ip failed"
-                        .to_string()
-                });
+            self.caller_ip = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn count<V>(mut self, value: V) -> Self
@@ -1497,30 +1469,24 @@ pub mod builder {
         }
         pub fn failure_function_state<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<
-                ::std::vec::Vec<::courier_models::FailureFunctionState>,
-            >,
+            V: crate::values::IntoValues<::courier_models::FailureFunctionState>,
         {
-            self.failure_function_state = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: courier_models :: FailureFunctionState >` for failure_function_state failed"
-                        .to_string()
-                });
+            self.failure_function_state = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn flow_control_key<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.flow_control_key = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for flow_control_key failed"
-                        .to_string()
-                });
+            self.flow_control_key = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn from_date<V>(mut self, value: V) -> Self
@@ -1535,15 +1501,13 @@ pub mod builder {
         }
         pub fn label<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.label = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for label failed"
-                        .to_string()
-                });
+            self.label = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn to_date<V>(mut self, value: V) -> Self
@@ -1583,28 +1547,24 @@ pub mod builder {
         }
         pub fn workflow_run_ids<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.workflow_run_ids = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for workflow_run_ids failed"
-                        .to_string()
-                });
+            self.workflow_run_ids = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn workflow_url<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
+            V: crate::values::IntoValues<::std::string::String>,
         {
-            self.workflow_url = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for workflow_url failed"
-                        .to_string()
-                });
+            self.workflow_url = ::std::result::Result::Ok(
+                ::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ),
+            );
             self
         }
         pub fn workflow_url_exact_match<V>(mut self, value: V) -> Self
