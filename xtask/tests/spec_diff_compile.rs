@@ -251,10 +251,19 @@ fn workspace(dir: &Path, spec: &str, version: &str) {
     let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let shared = &manifest
         [manifest.find("[workspace.package]").unwrap()..manifest.find("\n[package]").unwrap()];
-    let shared = shared
+    // The copies' own dependencies on each other name the copies' version, whatever the
+    // workspace's crates are at.
+    let shared: String = shared
         .replace("path = \"crates/models\"", "path = \"models\"")
         .replace("path = \"crates/client\"", "path = \"client\"")
-        .replace("version = \"0.1.0\"", &format!("version = \"{version}\""));
+        .lines()
+        .map(|line| match line.split_once(", version = \"") {
+            Some((start, _)) if line.starts_with("courier-") => {
+                format!("{start}, version = \"{version}\" }}\n")
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect();
     let members: Vec<String> = ["models", "client", "server"]
         .iter()
         .map(|m| format!("\"{m}\""))

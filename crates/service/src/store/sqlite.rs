@@ -113,15 +113,22 @@ pub struct SqliteStore {
     readers_opened: std::sync::atomic::AtomicUsize,
 }
 
-/// A failed store call. `SQLITE_FULL` (a full filesystem, or `max_page_count` reached) is told
+/// A failed SQLite call. `SQLITE_FULL` (a full filesystem, or `max_page_count` reached) is told
 /// apart, so the service can answer 507 and keep deletes working.
-fn internal(error: impl std::fmt::Display + 'static) -> StoreError {
-    if let Some(rusqlite::Error::SqliteFailure(failure, _)) =
-        (&error as &dyn std::any::Any).downcast_ref::<rusqlite::Error>()
-        && failure.code == rusqlite::ErrorCode::DiskFull
-    {
-        return StoreError::Full(format!("the data directory is full: {error}"));
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        if let rusqlite::Error::SqliteFailure(failure, _) = &error
+            && failure.code == rusqlite::ErrorCode::DiskFull
+        {
+            return StoreError::Full(format!("the data directory is full: {error}"));
+        }
+        StoreError::Internal(error.to_string())
     }
+}
+
+/// A failure that is not SQLite's (a record that does not encode, a directory that cannot be
+/// made): always a 500.
+fn internal(error: impl std::fmt::Display) -> StoreError {
     StoreError::Internal(error.to_string())
 }
 
@@ -142,7 +149,7 @@ fn configure(connection: &Connection) -> Result<(), StoreError> {
              PRAGMA busy_timeout = 10000;
              PRAGMA cache_size = -65536;",
         )
-        .map_err(internal)
+        .map_err(StoreError::from)
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
@@ -293,12 +300,10 @@ fn all_records<T: serde::de::DeserializeOwned>(
     connection: &Connection,
     sql: &str,
 ) -> Result<Vec<T>, StoreError> {
-    let mut statement = connection.prepare_cached(sql).map_err(internal)?;
+    let mut statement = connection.prepare_cached(sql)?;
     let texts = statement
-        .query_map([], |row| row.get::<_, String>(0))
-        .map_err(internal)?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(internal)?;
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
     texts.iter().map(|text| from_json(text)).collect()
 }
 
@@ -313,14 +318,12 @@ fn scan(
 ) -> Result<Vec<(String, String)>, StoreError> {
     let mut merged = std::collections::BTreeMap::new();
     for (sql, values) in scan_queries(filter, after, take, min_created_at, records) {
-        let mut statement = connection.prepare_cached(&sql).map_err(internal)?;
-        let rows = statement
-            .query_map(params_from_iter(values), |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
-            .map_err(internal)?;
+        let mut statement = connection.prepare_cached(&sql)?;
+        let rows = statement.query_map(params_from_iter(values), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?;
         for row in rows {
-            let (id, record): (String, String) = row.map_err(internal)?;
+            let (id, record): (String, String) = row?;
             merged.insert(id, record);
         }
     }
@@ -345,7 +348,7 @@ impl SqliteStore {
             std::fs::create_dir_all(parent)
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
-        let mut writer = Connection::open(path).map_err(internal)?;
+        let mut writer = Connection::open(path)?;
         // Before anything is written: a newer courier's file is left exactly as it was (switching
         // it to WAL mode would already change its header).
         schema_version(&writer)?;
@@ -402,7 +405,7 @@ impl SqliteStore {
         let pragma = |name: &str| -> Result<i64, StoreError> {
             connection
                 .query_row(&format!("PRAGMA {name}"), [], |row| row.get(0))
-                .map_err(internal)
+                .map_err(StoreError::from)
         };
         Ok(pragma("max_page_count")? - pragma("page_count")? + pragma("freelist_count")?)
     }
@@ -414,14 +417,14 @@ impl SqliteStore {
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |row| {
                 row.get(0)
             })
-            .map_err(internal)
+            .map_err(StoreError::from)
     }
 
     /// Pages of the database file (`PRAGMA page_count`).
     pub fn page_count(&self) -> Result<u64, StoreError> {
         lock(&self.writer)
             .query_row("PRAGMA page_count", [], |row| row.get(0))
-            .map_err(internal)
+            .map_err(StoreError::from)
     }
 
     /// A write that adds data: refused at once while the store is full and space has not
@@ -479,11 +482,10 @@ impl SqliteStore {
         work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let mut connection = lock(&self.writer);
-        let transaction = connection
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(internal)?;
+        let transaction =
+            connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let result = work(&transaction)?;
-        transaction.commit().map_err(internal)?;
+        transaction.commit()?;
         Ok(result)
     }
 
@@ -514,10 +516,10 @@ impl SqliteStore {
                     | OpenFlags::SQLITE_OPEN_NO_MUTEX
                     | OpenFlags::SQLITE_OPEN_URI;
                 let opened = Connection::open_with_flags(&self.path, flags)
-                    .map_err(internal)
+                    .map_err(StoreError::from)
                     .and_then(|c| {
                         c.execute_batch("PRAGMA busy_timeout = 10000; PRAGMA cache_size = -65536;")
-                            .map_err(internal)
+                            .map_err(StoreError::from)
                             .map(|()| c)
                     });
                 if opened.is_err() {
@@ -543,14 +545,10 @@ impl SqliteStore {
         self.read(|c| {
             let mut plans = Vec::new();
             for (sql, values) in scan_queries(filter, after, 101, 0, true) {
-                let mut statement = c
-                    .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-                    .map_err(internal)?;
+                let mut statement = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
                 let steps = statement
-                    .query_map(params_from_iter(values), |row| row.get::<_, String>(3))
-                    .map_err(internal)?
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(internal)?;
+                    .query_map(params_from_iter(values), |row| row.get::<_, String>(3))?
+                    .collect::<Result<Vec<_>, _>>()?;
                 plans.push(steps.join(" | "));
             }
             Ok(plans.join("; "))
@@ -561,7 +559,7 @@ impl SqliteStore {
     pub fn integrity_check(&self) -> Result<String, StoreError> {
         self.read(|c| {
             c.query_row("PRAGMA integrity_check", [], |row| row.get(0))
-                .map_err(internal)
+                .map_err(StoreError::from)
         })
     }
 
@@ -571,16 +569,14 @@ impl SqliteStore {
             c.query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |row| {
                 row.get(0)
             })
-            .map_err(internal)
+            .map_err(StoreError::from)
         })
     }
 }
 
 /// The schema version of the file; a version newer than this courier knows is refused.
 fn schema_version(connection: &Connection) -> Result<usize, StoreError> {
-    let version: usize = connection
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(internal)?;
+    let version: usize = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if version > MIGRATIONS.len() {
         return Err(internal(format!(
             "the database has schema version {version}, newer than this courier ({}); use a newer courier",
@@ -595,17 +591,13 @@ fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
     if version == 0 {
         // Set before the first table exists (it cannot change later without a VACUUM): lets a
         // full store give the pages of deleted entries back to the filesystem.
-        connection
-            .execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
-            .map_err(internal)?;
+        connection.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")?;
     }
     for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
-        let transaction = connection.transaction().map_err(internal)?;
-        transaction.execute_batch(migration).map_err(internal)?;
-        transaction
-            .pragma_update(None, "user_version", index + 1)
-            .map_err(internal)?;
-        transaction.commit().map_err(internal)?;
+        let transaction = connection.transaction()?;
+        transaction.execute_batch(migration)?;
+        transaction.pragma_update(None, "user_version", index + 1)?;
+        transaction.commit()?;
     }
     Ok(())
 }
@@ -617,12 +609,11 @@ fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, Store
             [],
             |row| row.get(0),
         )
-        .optional()
-        .map_err(internal)?
+        .optional()?
         .unwrap_or(0);
     transaction
         .execute("INSERT INTO meta (key, value) VALUES ('next_dlq_seq', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1", params![next + count])
-        .map_err(internal)?;
+        ?;
     Ok(next)
 }
 
@@ -632,25 +623,20 @@ fn cancel_in(
     workflow_run_id: &str,
     min_created_at: i64,
 ) -> Result<bool, StoreError> {
-    let (live, expired): (u64, u64) = t
-        .query_row(
-            "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
+    let (live, expired): (u64, u64) = t.query_row(
+        "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
              FROM dlq WHERE workflow_run_id = ?1",
-            params![workflow_run_id, min_created_at],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .map_err(internal)?;
-    let runs = t
-        .execute(
-            "DELETE FROM runs WHERE workflow_run_id = ?1",
-            params![workflow_run_id],
-        )
-        .map_err(internal)?;
+        params![workflow_run_id, min_created_at],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let runs = t.execute(
+        "DELETE FROM runs WHERE workflow_run_id = ?1",
+        params![workflow_run_id],
+    )?;
     t.execute(
         "DELETE FROM dlq WHERE workflow_run_id = ?1",
         params![workflow_run_id],
-    )
-    .map_err(internal)?;
+    )?;
     // A run whose only entries are past retention is gone already (decision 13): what is left
     // of it is removed as the purge would, and the caller hears 404.
     Ok(live > 0 || (runs > 0 && expired == 0))
@@ -724,8 +710,7 @@ impl Store for SqliteStore {
         self.read(|c| {
             let record: Option<String> = c
                 .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
-                .optional()
-                .map_err(internal)?;
+                .optional()?;
             record.map(|text| from_json(&text)).transpose()
         })
     }
@@ -736,7 +721,7 @@ impl Store for SqliteStore {
                 r.get(0)
             })
             .optional()
-            .map_err(internal)
+            .map_err(StoreError::from)
         })
     }
 
@@ -759,13 +744,10 @@ impl Store for SqliteStore {
     fn update_account(&self, account: &MessagingAccount) -> Result<(), StoreError> {
         let record = to_json(account)?;
         self.write(|t| {
-            match t
-                .execute(
-                    "UPDATE account SET record = ?1 WHERE id = 1",
-                    params![record],
-                )
-                .map_err(internal)?
-            {
+            match t.execute(
+                "UPDATE account SET record = ?1 WHERE id = 1",
+                params![record],
+            )? {
                 1 => Ok(()),
                 _ => Err(StoreError::Invalid("there is no account to update".into())),
             }
@@ -780,8 +762,7 @@ impl Store for SqliteStore {
         self.write(|t| {
             let record: String = t
                 .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
-                .optional()
-                .map_err(internal)?
+                .optional()?
                 .ok_or_else(|| StoreError::Invalid("there is no account to rotate".into()))?;
             let mut account: MessagingAccount = from_json(&record)?;
             account.token = token.to_owned();
@@ -789,8 +770,7 @@ impl Store for SqliteStore {
             t.execute(
                 "UPDATE account SET record = ?1 WHERE id = 1",
                 params![to_json(&account)?],
-            )
-            .map_err(internal)?;
+            )?;
             Ok(account)
         })
     }
@@ -811,11 +791,11 @@ impl Store for SqliteStore {
                                       failure_state, caller_ip, flow_control_key, record)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )
-                .map_err(internal)?;
-            let mut label = t.prepare_cached("INSERT OR IGNORE INTO dlq_labels (label, dlq_id) VALUES (?1, ?2)").map_err(internal)?;
+                ?;
+            let mut label = t.prepare_cached("INSERT OR IGNORE INTO dlq_labels (label, dlq_id) VALUES (?1, ?2)")?;
             let mut run = t
                 .prepare_cached("INSERT OR IGNORE INTO runs (workflow_run_id, workflow_url, workflow_created_at) VALUES (?1, ?2, ?3)")
-                .map_err(internal)?;
+                ?;
             for entry in entries {
                 let mut entry = entry.clone();
                 if entry.dlq_id.is_empty() {
@@ -839,22 +819,22 @@ impl Store for SqliteStore {
                     Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
                         return Err(StoreError::Invalid(format!("dlqId `{}` is already in the DLQ", entry.dlq_id)));
                     }
-                    Err(e) => return Err(internal(e)),
+                    Err(e) => return Err(e.into()),
                 }
                 for name in labels_of(&entry) {
-                    label.execute(params![name, entry.dlq_id]).map_err(internal)?;
+                    label.execute(params![name, entry.dlq_id])?;
                 }
-                new_runs += run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at]).map_err(internal)? as u64;
+                new_runs += run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at])? as u64;
                 ids.push(entry.dlq_id);
             }
-            let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0)).map_err(internal)?;
+            let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0))?;
             if total > max_dlq_size {
                 // Decision 13: a full DLQ evicts its oldest entries.
                 t.execute(
                     "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)",
                     params![total - max_dlq_size],
                 )
-                .map_err(internal)?;
+                ?;
             }
             Ok(Inserted { dlq_ids: ids, new_runs })
         })
@@ -871,8 +851,7 @@ impl Store for SqliteStore {
                 .and_then(|mut s| {
                     s.query_row(params![dlq_id, min_created_at], |r| r.get(0))
                         .optional()
-                })
-                .map_err(internal)?;
+                })?;
             record.map(|text| from_json(&text)).transpose()
         })
     }
@@ -912,14 +891,11 @@ impl Store for SqliteStore {
             let end = (start + part).min(ids.len());
             let result = self.shrink(|t| {
                 // Entries past retention are already gone (decision 13): not deleted, not counted.
-                let mut delete = t
-                    .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
-                    .map_err(internal)?;
+                let mut delete =
+                    t.prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")?;
                 let mut deleted = 0;
                 for id in &ids[start..end] {
-                    deleted += delete
-                        .execute(params![id, min_created_at])
-                        .map_err(internal)? as u64;
+                    deleted += delete.execute(params![id, min_created_at])? as u64;
                 }
                 Ok(deleted)
             });
@@ -951,11 +927,9 @@ impl Store for SqliteStore {
                         .collect();
                 let more = ids.len() > limit;
                 ids.truncate(limit);
-                let mut delete = t
-                    .prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")
-                    .map_err(internal)?;
+                let mut delete = t.prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")?;
                 for id in &ids {
-                    delete.execute(params![id]).map_err(internal)?;
+                    delete.execute(params![id])?;
                 }
                 Ok((ids.len() as u64, if more { ids.pop() } else { None }))
             });
@@ -971,9 +945,7 @@ impl Store for SqliteStore {
             Ok(t.execute(
                 "DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2",
                 params![dlq_id, min_created_at],
-            )
-            .map_err(internal)?
-                > 0)
+            )? > 0)
         })
     }
 
@@ -984,7 +956,7 @@ impl Store for SqliteStore {
                 params![min_created_at],
                 |r| r.get(0),
             )
-            .map_err(internal)
+            .map_err(StoreError::from)
         })
     }
 
@@ -1002,13 +974,11 @@ impl Store for SqliteStore {
         self.shrink(|t| {
             // A run that entered the DLQ and has no entry left within retention is gone with
             // its entries (decision 13), so cancel answers the same before and after a purge.
-            t.execute(EXPIRED_RUNS_DELETE, params![min_created_at])
-                .map_err(internal)?;
+            t.execute(EXPIRED_RUNS_DELETE, params![min_created_at])?;
             Ok(t.execute(
                 "DELETE FROM dlq WHERE created_at < ?1",
                 params![min_created_at],
-            )
-            .map_err(internal)? as u64)
+            )? as u64)
         })
     }
 
@@ -1019,10 +989,10 @@ impl Store for SqliteStore {
                     "INSERT INTO runs (workflow_run_id, workflow_url, workflow_created_at) VALUES (?1, ?2, ?3)
                      ON CONFLICT (workflow_run_id) DO NOTHING",
                 )
-                .map_err(internal)?;
+                ?;
             let mut registered = 0;
             for run in runs {
-                registered += insert.execute(params![run.workflow_run_id, run.workflow_url, run.workflow_created_at]).map_err(internal)? as u64;
+                registered += insert.execute(params![run.workflow_run_id, run.workflow_url, run.workflow_created_at])? as u64;
             }
             Ok(registered)
         })
@@ -1053,14 +1023,11 @@ impl Store for SqliteStore {
         self.shrink(|t| {
             let (sql, values) =
                 runs_matching_sql(filter, url_prefix, after, limit + 1, min_created_at);
-            let mut ids: Vec<String> = t
-                .prepare(&sql)
-                .and_then(|mut statement| {
-                    statement
-                        .query_map(params_from_iter(values), |r| r.get(0))?
-                        .collect::<Result<Vec<String>, _>>()
-                })
-                .map_err(internal)?;
+            let mut ids: Vec<String> = t.prepare(&sql).and_then(|mut statement| {
+                statement
+                    .query_map(params_from_iter(values), |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()
+            })?;
             let more = ids.len() > limit;
             ids.truncate(limit);
             let mut cancelled = 0;
@@ -1079,7 +1046,7 @@ impl Store for SqliteStore {
     ) -> Result<UrlGroup, StoreError> {
         self.write(|t| {
             let existing: Option<String> =
-                t.query_row("SELECT record FROM url_groups WHERE name = ?1", params![name], |r| r.get(0)).optional().map_err(internal)?;
+                t.query_row("SELECT record FROM url_groups WHERE name = ?1", params![name], |r| r.get(0)).optional()?;
             let created_at = match existing {
                 Some(text) => from_json::<UrlGroup>(&text)?.created_at,
                 None => now_ms,
@@ -1089,7 +1056,7 @@ impl Store for SqliteStore {
                 "INSERT INTO url_groups (name, record) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET record = excluded.record",
                 params![name, to_json(&group)?],
             )
-            .map_err(internal)?;
+            ?;
             Ok(group)
         })
     }
@@ -1102,8 +1069,7 @@ impl Store for SqliteStore {
                     params![name],
                     |r| r.get(0),
                 )
-                .optional()
-                .map_err(internal)?;
+                .optional()?;
             record.map(|text| from_json(&text)).transpose()
         })
     }
@@ -1120,7 +1086,7 @@ impl Store for SqliteStore {
                 "INSERT INTO search_indexes (id, record) VALUES (?1, ?2) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
                 params![id, record],
             )
-            .map_err(internal)?;
+            ?;
             Ok(())
         })
     }
@@ -1135,8 +1101,7 @@ impl Store for SqliteStore {
                     params![id],
                     |r| r.get(0),
                 )
-                .optional()
-                .map_err(internal)?;
+                .optional()?;
             record.map(|text| from_json(&text)).transpose()
         })
     }
@@ -1159,7 +1124,7 @@ impl Store for SqliteStore {
                     |_| Ok(()),
                 )
                 .optional()
-                .map_err(internal)?
+                ?
                 .is_some();
             if !known {
                 return Ok(false);
@@ -1169,7 +1134,7 @@ impl Store for SqliteStore {
                     "INSERT INTO index_usage (index_id, at, kind, count, latency_ms, bytes, vector_count, data_size, pending)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )
-                .map_err(internal)?;
+                ?;
             for event in events {
                 match event {
                     IndexUsage::Activity { activity, at, count, latency_ms, bytes } => insert.execute(params![
@@ -1179,7 +1144,7 @@ impl Store for SqliteStore {
                         index_id, at, "size", 1, None::<f64>, 0, vector_count, data_size, pending
                     ]),
                 }
-                .map_err(internal)?;
+                ?;
             }
             Ok(true)
         })
@@ -1222,7 +1187,7 @@ impl Store for SqliteStore {
                      ORDER BY at DESC, rowid DESC LIMIT 1"
                 ))
                 .and_then(|mut s| s.query_row(params![index_id, from_ms], row).optional())
-                .map_err(internal)?
+                ?
                 .flatten()
                 .into_iter()
                 .collect();
@@ -1231,12 +1196,12 @@ impl Store for SqliteStore {
                     "SELECT {COLUMNS} FROM index_usage WHERE index_id = ?1 AND at BETWEEN ?2 AND ?3
                      ORDER BY at, rowid"
                 ))
-                .map_err(internal)?;
+                ?;
             let rows = statement
                 .query_map(params![index_id, from_ms, to_ms], row)
-                .map_err(internal)?;
+                ?;
             for event in rows {
-                events.extend(event.map_err(internal)?);
+                events.extend(event?);
             }
             Ok(events)
         })
@@ -1244,16 +1209,12 @@ impl Store for SqliteStore {
 
     fn add_usage_batch(&self, counters: &[(String, i64, f64)]) -> Result<(), StoreError> {
         self.write(|t| {
-            let mut upsert = t
-                .prepare_cached(
-                    "INSERT INTO usage (metric, minute, value) VALUES (?1, ?2, ?3)
+            let mut upsert = t.prepare_cached(
+                "INSERT INTO usage (metric, minute, value) VALUES (?1, ?2, ?3)
                      ON CONFLICT (metric, minute) DO UPDATE SET value = value + excluded.value",
-                )
-                .map_err(internal)?;
+            )?;
             for (metric, minute, value) in counters {
-                upsert
-                    .execute(params![metric, minute, value])
-                    .map_err(internal)?;
+                upsert.execute(params![metric, minute, value])?;
             }
             Ok(())
         })
@@ -1294,9 +1255,9 @@ impl Store for SqliteStore {
         self.read(|c| {
             let mut statement = c
                 .prepare_cached("SELECT minute, value FROM usage WHERE metric = ?1 AND minute BETWEEN ?2 AND ?3 ORDER BY minute")
-                .map_err(internal)?;
-            let rows = statement.query_map(params![metric, from_ms, to_ms], |r| Ok((r.get(0)?, r.get(1)?))).map_err(internal)?;
-            rows.collect::<Result<_, _>>().map_err(internal)
+                ?;
+            let rows = statement.query_map(params![metric, from_ms, to_ms], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>().map_err(StoreError::from)
         })
     }
 }
