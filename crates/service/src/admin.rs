@@ -66,13 +66,8 @@ async fn require_admin(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let given = request
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
-    match given {
-        Some(token) if constant_time_eq(token.trim(), &state.token) => next.run(request).await,
+    match courier_server::auth::bearer_token(request.headers()) {
+        Some(Ok(token)) if constant_time_eq(token, &state.token) => next.run(request).await,
         _ => courier_server::Unauthorized::bearer(
             "the admin API needs `Authorization: Bearer <admin token>`",
         )
