@@ -7,7 +7,7 @@
 
 use crate::store::{IndexActivity, IndexUsage, Store, StoreError};
 use crate::time::{
-    Date, MS_PER_DAY, date_from_days, days_from_date, days_in_month, format_x, weekday_name,
+    MS_PER_DAY, date_from_days, days_from_date, days_in_month, format_x, weekday_name,
 };
 use courier_models::{
     AccountStats, DailyRequestDataPoint, DataPoint, NamedSeries, SearchIndexStats, StatsPeriod,
@@ -94,11 +94,11 @@ impl Buckets {
     /// One bucket per day of the month of `now_ms`, future days included.
     pub fn for_month(now_ms: i64) -> Buckets {
         let today = date_from_days(now_ms.div_euclid(MS_PER_DAY));
-        let first = days_from_date(Date { day: 1, ..today });
+        let first = days_from_date(today.replace_day(1).expect("every month has a first day"));
         Buckets {
             start_ms: first * MS_PER_DAY,
             interval_ms: MS_PER_DAY,
-            count: days_in_month(today.year, today.month).into(),
+            count: days_in_month(today).into(),
         }
     }
 
@@ -127,10 +127,7 @@ impl Buckets {
     /// Weekday names of day buckets.
     pub fn day_names(&self) -> Vec<String> {
         (0..self.count)
-            .map(|i| {
-                weekday_name((self.start_ms + i * self.interval_ms).div_euclid(MS_PER_DAY))
-                    .to_owned()
-            })
+            .map(|i| weekday_name((self.start_ms + i * self.interval_ms).div_euclid(MS_PER_DAY)))
             .collect()
     }
 
@@ -482,11 +479,7 @@ mod tests {
 
     #[test]
     fn month_buckets_cover_every_day_of_the_month() {
-        let feb_2024 = days_from_date(Date {
-            year: 2024,
-            month: 2,
-            day: 15,
-        }) * MS_PER_DAY;
+        let feb_2024 = days_from_date(time::macros::date!(2024 - 02 - 15)) * MS_PER_DAY;
         let month = Buckets::for_month(feb_2024);
         assert_eq!(month.count, 29);
         assert_eq!(
