@@ -250,7 +250,7 @@ pub fn number(value: f64) -> String {
 
 /// Unix milliseconds as `2025-10-23 17:34:05 UTC`.
 pub fn utc(ms: i64) -> String {
-    crate::time::utc_seconds(ms).unwrap_or_else(|| ms.to_string())
+    courier_service::time::utc_seconds(ms).unwrap_or_else(|| ms.to_string())
 }
 
 #[cfg(test)]
