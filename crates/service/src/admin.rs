@@ -5,6 +5,7 @@
 //! a batch with one bad entry stores none of them.
 
 use crate::api::Service;
+use crate::stats;
 use crate::store::{ActiveRun, IndexActivity, IndexUsage, StoreError};
 use crate::time::now_ms;
 use axum::Router;
@@ -305,9 +306,9 @@ async fn insert_dlq(
             // run seen for the first time also started, so `run_failed` never exceeds
             // `run_started` for inserted data.
             let usage = state.service.usage();
-            usage.add("failed", now, count);
-            usage.add("run_failed", now, count);
-            usage.add("run_started", now, inserted.new_runs as f64);
+            usage.add(stats::FAILED, now, count);
+            usage.add(stats::RUN_FAILED, now, count);
+            usage.add(stats::RUN_STARTED, now, inserted.new_runs as f64);
             json(
                 StatusCode::CREATED,
                 &serde_json::json!({ "dlqIds": inserted.dlq_ids }),
@@ -345,7 +346,7 @@ async fn insert_runs(
             state
                 .service
                 .usage()
-                .add("run_started", now_ms(), registered as f64);
+                .add(stats::RUN_STARTED, now_ms(), registered as f64);
             json(
                 StatusCode::CREATED,
                 &serde_json::json!({ "workflowRunIds": ids }),

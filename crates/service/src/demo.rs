@@ -5,6 +5,7 @@
 
 use crate::api::Service;
 use crate::sample::{self, Spread, Vocabulary};
+use crate::stats;
 use crate::time::now_ms;
 use courier_models::{FailedWorkflowRun, IndexRegion, IndexType, SearchIndex, UrlGroupEndpoint};
 
@@ -72,10 +73,10 @@ pub async fn seed(service: &Service) -> Result<usize, String> {
         if started.insert(run.workflow_run_id.as_str()) {
             service
                 .usage()
-                .add("run_started", run.workflow_created_at, 1.0);
+                .add(stats::RUN_STARTED, run.workflow_created_at, 1.0);
         }
-        service.usage().add("failed", run.created_at, 1.0);
-        service.usage().add("run_failed", run.created_at, 1.0);
+        service.usage().add(stats::FAILED, run.created_at, 1.0);
+        service.usage().add(stats::RUN_FAILED, run.created_at, 1.0);
     }
     let max = u64::try_from(service.account().max_dlq_size).unwrap_or(0);
     let customer_id = service.account().customer_id;

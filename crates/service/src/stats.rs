@@ -18,11 +18,20 @@ use std::sync::Mutex;
 pub const REQUESTS: &str = "requests";
 pub const WORKFLOW_REQUESTS: &str = "workflow_requests";
 pub const BANDWIDTH: &str = "bandwidth";
+/// Messages delivered, failed into the DLQ, retried and canceled (`daily_svc_messages`).
+pub const DELIVERED: &str = "delivered";
+pub const FAILED: &str = "failed";
+pub const RETRIED: &str = "retried";
+pub const CANCELED: &str = "canceled";
+/// Workflow runs started, succeeded, failed and canceled (`daily_workflow_messages`).
+pub const RUN_STARTED: &str = "run_started";
+pub const RUN_SUCCEEDED: &str = "run_succeeded";
+pub const RUN_FAILED: &str = "run_failed";
+pub const RUN_CANCELED: &str = "run_canceled";
 /// Message metrics of `daily_svc_messages` (decision 7).
-pub const SVC_MESSAGE_METRICS: [&str; 4] = ["delivered", "failed", "retried", "canceled"];
+pub const SVC_MESSAGE_METRICS: [&str; 4] = [DELIVERED, FAILED, RETRIED, CANCELED];
 /// Run metrics of `daily_workflow_messages` (decision 7).
-pub const WORKFLOW_METRICS: [&str; 4] =
-    ["run_started", "run_succeeded", "run_failed", "run_canceled"];
+pub const WORKFLOW_METRICS: [&str; 4] = [RUN_STARTED, RUN_SUCCEEDED, RUN_FAILED, RUN_CANCELED];
 
 const MS_PER_MINUTE: i64 = 60_000;
 
@@ -178,7 +187,7 @@ pub fn account_stats(
     let month = Buckets::for_month(now_ms);
     let requests = month.sums(store, REQUESTS)?;
     let workflow_messages = month.sums(store, WORKFLOW_REQUESTS)?;
-    let workflow_runs = month.sums(store, "run_started")?;
+    let workflow_runs = month.sums(store, RUN_STARTED)?;
     let daily_requests = (0..month.count as usize)
         .map(|i| DailyRequestDataPoint {
             x: format_x(month.start_ms + i as i64 * month.interval_ms),
