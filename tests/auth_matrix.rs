@@ -12,6 +12,9 @@
 //! gets fresh resources, so destructive operations (delete, cancel, bulk delete) never take away
 //! what a later case needs; every rejected call is checked to have changed nothing.
 
+mod common;
+use courier_service::time::now_ms;
+
 use courier_service::testing::TestService;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -333,13 +336,6 @@ struct World {
     requests: usize,
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_millis() as i64
-}
-
 impl World {
     async fn start() -> World {
         let service = TestService::start().await;
@@ -384,14 +380,7 @@ impl World {
             "{}",
             put.text().await.unwrap_or_default()
         );
-        let index = json!({
-            "customer_id": self.service.customer_id, "name": "products", "endpoint": "https://idx.example",
-            "type": "payg", "region": "eu-west-1", "hosting_email": "", "token": "rw", "read_only_token": "ro",
-            "max_vector_count": 1000, "max_monthly_reranks": -1, "max_daily_updates": -1,
-            "max_daily_queries": -1, "max_monthly_bandwidth": -1, "max_writes_per_second": 100,
-            "max_query_per_second": 100, "max_reads_per_request": 100, "max_writes_per_request": 100,
-            "creation_time": 1_700_000_000, "input_enrichment_enabled": false
-        });
+        let index = common::search_index_json(&self.service.customer_id);
         let put = self
             .service
             .admin(Method::PUT, &format!("/search/{}", self.index_id))

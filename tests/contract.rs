@@ -3,19 +3,15 @@
 //! The service runs in-process ([`TestService`]) on an ephemeral port with a temporary SQLite
 //! store; data goes in through the admin API and comes out only through the generated client.
 
+mod common;
+use courier_service::time::now_ms;
+
 use courier_client::models::*;
 use courier_client::{CourierError, management, messaging};
 use courier_service::testing::TestService;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::num::NonZeroU64;
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_millis() as i64
-}
 
 fn messaging_client(service: &TestService) -> messaging::Client {
     messaging::Client::with_token(&service.base_url(), &service.service_token)
@@ -573,13 +569,7 @@ async fn url_groups_and_search_indexes() {
     assert!(group.created_at > 0 && group.updated_at >= group.created_at);
 
     let id = "0f8b1a5e-9d7c-4f57-8d7e-4d2b3b1c0a11";
-    let index = json!({
-        "customer_id": service.customer_id, "name": "products", "endpoint": "https://idx.example", "type": "payg",
-        "region": "eu-west-1", "hosting_email": "", "token": "rw", "read_only_token": "ro", "max_vector_count": 1000,
-        "max_monthly_reranks": -1, "max_daily_updates": -1, "max_daily_queries": -1, "max_monthly_bandwidth": -1,
-        "max_writes_per_second": 100, "max_query_per_second": 100, "max_reads_per_request": 100,
-        "max_writes_per_request": 100, "creation_time": 1_700_000_000, "input_enrichment_enabled": false
-    });
+    let index = common::search_index_json(&service.customer_id);
     let put = service
         .admin(reqwest::Method::PUT, &format!("/search/{id}"))
         .json(&index)

@@ -5,6 +5,9 @@
 //! stray and encoded commas, whitespace, repeated and encoded keys) and checks that the entries a
 //! bulk delete removed are always a subset of the ids the query named.
 
+mod common;
+use courier_service::time::now_ms;
+
 use courier_service::testing::TestService;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -13,13 +16,6 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 const DAY_MS: i64 = 86_400_000;
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_millis() as i64
-}
 
 /// A failed run in the admin API's input shape.
 fn entry(dlq_id: &str, run_id: &str, created_at: i64, label: &str) -> Value {
@@ -358,15 +354,7 @@ async fn an_entry_past_retention_is_gone_on_every_path_before_any_purge() {
         .call(Method::DELETE, "/v2/workflows/runs/wfr-mixed")
         .await;
     assert_eq!(status, 200, "cancel of a run with a young entry");
-    let stats = reqwest::Client::new()
-        .get(format!("{}/v2/svc/stats", service.base_url()))
-        .basic_auth(&service.customer_id, Some(&service.management_key))
-        .send()
-        .await
-        .expect("stats")
-        .json::<Value>()
-        .await
-        .expect("json");
+    let stats = common::account_stats(&service).await;
     assert_eq!(
         stats["dlq_message_count"], 1,
         "only young-c is left: {}",

@@ -76,14 +76,6 @@ pub const FLOW_CONTROL_KEYS: [&str; FLOW_KEYS] = [
 pub const VOCABULARY: Vocabulary = Vocabulary {
     seed: 0xC0C0_0E1E,
     workflows: &WORKFLOWS,
-    steps: &[
-        "charge-card",
-        "reserve-stock",
-        "send-email",
-        "call-webhook",
-        "write-ledger",
-        "fetch-page",
-    ],
     labels: &LABELS,
     caller_ips: &CALLER_IPS,
     flow_control_keys: &FLOW_CONTROL_KEYS,

@@ -27,13 +27,6 @@ const DEMO_VOCABULARY: Vocabulary = Vocabulary {
         "https://mail.example.com/workflows/welcome-sequence",
         "https://etl.example.com/workflows/nightly-import",
     ],
-    steps: &[
-        "charge-card",
-        "reserve-stock",
-        "send-email",
-        "call-webhook",
-        "write-ledger",
-    ],
     labels: &["billing", "onboarding", "etl", "priority", "beta"],
     caller_ips: &["203.0.113.7", "198.51.100.23", "192.0.2.44", "2001:db8::1"],
     flow_control_keys: &["tenant-acme", "tenant-globex", "tenant-initech"],

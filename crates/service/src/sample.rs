@@ -20,8 +20,6 @@ pub struct Vocabulary {
     pub seed: u64,
     /// Workflow URLs, chosen uniformly.
     pub workflows: &'static [&'static str],
-    /// Step names appended to the workflow URL, chosen uniformly.
-    pub steps: &'static [&'static str],
     /// Every run has one label, and a second different one half of the time it draws one, so
     /// with `n` labels a label matches about `1/n + (n-1)/n · 1/n · 1/2` of the runs.
     pub labels: &'static [&'static str],
@@ -36,6 +34,16 @@ pub struct Vocabulary {
     pub first_run: u64,
     pub run_digits: usize,
 }
+
+/// Step names appended to the workflow URL, chosen uniformly.
+pub const STEPS: &[&str] = &[
+    "charge-card",
+    "reserve-stock",
+    "send-email",
+    "call-webhook",
+    "write-ledger",
+    "fetch-page",
+];
 
 /// Where the entries' `createdAt` values lie: `total` entries spread evenly over `span_ms`
 /// ending at `now_ms`, oldest first (entry `i` is never older than entry `i - 1`).
@@ -88,7 +96,7 @@ pub fn failed_run(vocabulary: &Vocabulary, spread: Spread, i: u64) -> FailedWork
         items.choose(&mut rng).copied().unwrap_or_default()
     };
     let workflow_url = pick(vocabulary.workflows).to_owned();
-    let step = pick(vocabulary.steps);
+    let step = pick(STEPS);
     let first = pick(vocabulary.labels).to_owned();
     let second = pick(vocabulary.labels).to_owned();
     let caller_ip = pick(vocabulary.caller_ips).to_owned();
