@@ -47,15 +47,14 @@ async fn seeded() -> TestService {
 }
 
 async fn call(service: &TestService, method: Method, target: &str) -> (u16, Value) {
-    let response = reqwest::Client::new()
-        .request(method, format!("{}{target}", service.base_url()))
-        .bearer_auth(&service.service_token)
-        .send()
-        .await
-        .expect("request");
-    let status = response.status().as_u16();
-    let text = response.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    common::call_with_token(
+        &reqwest::Client::new(),
+        &service.base_url(),
+        &service.service_token,
+        method,
+        target,
+    )
+    .await
 }
 
 fn ids(page: &Value) -> BTreeSet<String> {

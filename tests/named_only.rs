@@ -19,19 +19,9 @@ const DAY_MS: i64 = 86_400_000;
 
 /// A failed run in the admin API's input shape.
 fn entry(dlq_id: &str, run_id: &str, created_at: i64, label: &str) -> Value {
-    json!({
-        "dlqId": dlq_id,
-        "url": "https://a.example/wf/step-1",
-        "method": "POST",
-        "header": {"Content-Type": ["application/json"]},
-        "body": "{}",
-        "maxRetries": 3,
-        "createdAt": created_at,
-        "workflowRunId": run_id,
-        "workflowCreatedAt": created_at - 1000,
-        "workflowUrl": "https://a.example/wf",
-        "labels": [label],
-    })
+    let mut entry = common::admin_entry(run_id, created_at, label);
+    entry["dlqId"] = json!(dlq_id);
+    entry
 }
 
 struct Http {
@@ -50,21 +40,7 @@ impl Http {
     }
 
     async fn call(&self, method: Method, target: &str) -> (u16, Value) {
-        // The query is set on its own: parsed as part of a whole URL, trailing spaces would be
-        // trimmed before they reach the wire.
-        let (path, query) = target.split_once('?').unwrap_or((target, ""));
-        let mut url = reqwest::Url::parse(&format!("{}{path}", self.base)).expect("url");
-        url.set_query(Some(query).filter(|q| !q.is_empty()));
-        let response = self
-            .client
-            .request(method, url)
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .expect("request");
-        let status = response.status().as_u16();
-        let text = response.text().await.expect("body");
-        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+        common::call_with_token(&self.client, &self.base, &self.token, method, target).await
     }
 
     /// Every listed dlqId, following the cursor.

@@ -93,18 +93,7 @@ impl World {
         let created_at = now_ms();
         let dlq_id = self
             .service
-            .insert_dlq(&[json!({
-                "url": "https://a.example/wf/step-1",
-                "method": "POST",
-                "header": {"Content-Type": ["application/json"]},
-                "body": "{}",
-                "maxRetries": 3,
-                "createdAt": created_at,
-                "workflowRunId": run_id,
-                "workflowCreatedAt": created_at - 1000,
-                "workflowUrl": "https://a.example/wf",
-                "labels": ["auth-matrix"]
-            })])
+            .insert_dlq(&[common::admin_entry(&run_id, created_at, "auth-matrix")])
             .await
             .remove(0);
         BTreeMap::from([

@@ -45,3 +45,45 @@ pub fn series_sum(stats: &Value, group: &str, id: &str) -> f64 {
         .map(|p| p["y"].as_f64().expect("y"))
         .sum()
 }
+
+/// A failed run of `run_id` in the admin API's input shape (`POST /admin/v1/dlq`), the service
+/// choosing its `dlqId`.
+pub fn admin_entry(run_id: &str, created_at: i64, label: &str) -> Value {
+    json!({
+        "url": "https://a.example/wf/step-1",
+        "method": "POST",
+        "header": {"Content-Type": ["application/json"]},
+        "body": "{}",
+        "maxRetries": 3,
+        "createdAt": created_at,
+        "workflowRunId": run_id,
+        "workflowCreatedAt": created_at - 1000,
+        "workflowUrl": "https://a.example/wf",
+        "labels": [label],
+    })
+}
+
+/// `(status, JSON body or null)` of a request with the service token as bearer, on `client` (a
+/// property test reuses one, and its connections).
+pub async fn call_with_token(
+    client: &reqwest::Client,
+    base_url: &str,
+    token: &str,
+    method: reqwest::Method,
+    target: &str,
+) -> (u16, Value) {
+    // The query is set on its own: parsed as part of a whole URL, trailing spaces would be
+    // trimmed before they reach the wire.
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let mut url = reqwest::Url::parse(&format!("{base_url}{path}")).expect("url");
+    url.set_query(Some(query).filter(|q| !q.is_empty()));
+    let response = client
+        .request(method, url)
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("request");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
