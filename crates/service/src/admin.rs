@@ -30,31 +30,20 @@ struct AdminState {
 /// The admin routes, guarded by `token`.
 pub fn router(service: Arc<Service>, token: String) -> Router {
     let state = Arc::new(AdminState { service, token });
-    Router::new()
-        .route(
-            "/admin/v1/dlq",
-            post(insert_dlq).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/runs",
-            post(insert_runs).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/topics/{name}",
-            put(put_topic).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/search/{id}",
-            put(put_index).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/search/{id}/usage",
-            post(record_index_usage).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/account",
-            patch(patch_account).fallback(method_not_allowed),
-        )
+    // Every route answers other methods with the API's JSON 405.
+    let routes = [
+        ("/admin/v1/dlq", post(insert_dlq)),
+        ("/admin/v1/runs", post(insert_runs)),
+        ("/admin/v1/topics/{name}", put(put_topic)),
+        ("/admin/v1/search/{id}", put(put_index)),
+        ("/admin/v1/search/{id}/usage", post(record_index_usage)),
+        ("/admin/v1/account", patch(patch_account)),
+    ];
+    routes
+        .into_iter()
+        .fold(Router::new(), |router, (path, route)| {
+            router.route(path, route.fallback(method_not_allowed))
+        })
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             require_admin,

@@ -14,8 +14,8 @@
 //! (`description`, `summary`, `example`, `x-…`, ...), and otherwise reported as unclassified
 //! and `breaking` for all three: a change the rules do not know is never waved through.
 //!
-//! In rooms: [`model`] reads a spec (lookups, the Rust type a schema becomes, constraints),
-//! [`schemas`] and [`operations`] hold the rules for types and for operations; here the
+//! In rooms: `model` reads a spec (lookups, the Rust type a schema becomes, constraints),
+//! `schemas` and `operations` hold the rules for types and for operations; here the
 //! accumulator, the entry point and the catch-all for everything else.
 
 use super::{Change, Class, Impact, Report};

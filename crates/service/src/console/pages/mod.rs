@@ -2,8 +2,8 @@
 //! and calls the `MessagingApi`/`ManagementApi` method the API route calls, so a page shows
 //! exactly what the API answers for the same query.
 //!
-//! In rooms: [`dlq`] (the list, one run, delete and cancel), [`bulk`] (bulk delete and its
-//! confirmation) and [`resources`] (URL groups, search indexes and statistics); here what they
+//! In rooms: `dlq` (the list, one run, delete and cancel), `bulk` (bulk delete and its
+//! confirmation) and `resources` (URL groups, search indexes and statistics); here what they
 //! share (forms, error pages, counting).
 
 use super::Console;
