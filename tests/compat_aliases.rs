@@ -5,17 +5,13 @@
 //! 501 for what needs a delivery engine. `scripts/official-clients.sh` runs the clients
 //! themselves.
 
+mod common;
+use courier_service::time::now_ms;
+
 use courier_service::testing::TestService;
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_millis() as i64
-}
 
 /// Six failed runs of three workflows: two per run, varied states and caller IPs.
 async fn seeded() -> TestService {
@@ -51,15 +47,14 @@ async fn seeded() -> TestService {
 }
 
 async fn call(service: &TestService, method: Method, target: &str) -> (u16, Value) {
-    let response = reqwest::Client::new()
-        .request(method, format!("{}{target}", service.base_url()))
-        .bearer_auth(&service.service_token)
-        .send()
-        .await
-        .expect("request");
-    let status = response.status().as_u16();
-    let text = response.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    common::call_with_token(
+        &reqwest::Client::new(),
+        &service.base_url(),
+        &service.service_token,
+        method,
+        target,
+    )
+    .await
 }
 
 fn ids(page: &Value) -> BTreeSet<String> {
@@ -216,26 +211,8 @@ async fn bulk_cancel_by_ids_or_by_filter_with_url_prefixes() {
     let (_, page) = call(&service, Method::GET, "/v2/workflows/dlq").await;
     assert!(ids(&page).is_empty());
 
-    let stats = reqwest::Client::new()
-        .get(format!("{}/v2/svc/stats", service.base_url()))
-        .basic_auth(&service.customer_id, Some(&service.management_key))
-        .send()
-        .await
-        .expect("stats")
-        .json::<Value>()
-        .await
-        .expect("json");
-    let cancelled: f64 = stats["daily_workflow_messages"]
-        .as_array()
-        .expect("series")
-        .iter()
-        .find(|s| s["id"] == "run_canceled")
-        .expect("run_canceled")["data_points"]
-        .as_array()
-        .expect("points")
-        .iter()
-        .map(|p| p["y"].as_f64().expect("y"))
-        .sum();
+    let stats = common::account_stats(&service).await;
+    let cancelled = common::series_sum(&stats, "daily_workflow_messages", "run_canceled");
     assert_eq!(cancelled, 3.0, "every cancelled run counts");
 }
 
@@ -278,28 +255,8 @@ async fn ending_a_finished_run_counts_as_succeeded_not_cancelled() {
     )
     .await;
     assert_eq!(status, 200);
-    let stats = reqwest::Client::new()
-        .get(format!("{}/v2/svc/stats", service.base_url()))
-        .basic_auth(&service.customer_id, Some(&service.management_key))
-        .send()
-        .await
-        .expect("stats")
-        .json::<Value>()
-        .await
-        .expect("json");
-    let sum = |id: &str| -> f64 {
-        stats["daily_workflow_messages"]
-            .as_array()
-            .expect("series")
-            .iter()
-            .find(|s| s["id"] == id)
-            .expect("series")["data_points"]
-            .as_array()
-            .expect("points")
-            .iter()
-            .map(|p| p["y"].as_f64().expect("y"))
-            .sum()
-    };
+    let stats = common::account_stats(&service).await;
+    let sum = |id: &str| common::series_sum(&stats, "daily_workflow_messages", id);
     assert_eq!((sum("run_succeeded"), sum("run_canceled")), (1.0, 0.0));
 }
 

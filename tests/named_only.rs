@@ -5,6 +5,9 @@
 //! stray and encoded commas, whitespace, repeated and encoded keys) and checks that the entries a
 //! bulk delete removed are always a subset of the ids the query named.
 
+mod common;
+use courier_service::time::now_ms;
+
 use courier_service::testing::TestService;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -14,28 +17,11 @@ use std::collections::BTreeSet;
 
 const DAY_MS: i64 = 86_400_000;
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_millis() as i64
-}
-
 /// A failed run in the admin API's input shape.
 fn entry(dlq_id: &str, run_id: &str, created_at: i64, label: &str) -> Value {
-    json!({
-        "dlqId": dlq_id,
-        "url": "https://a.example/wf/step-1",
-        "method": "POST",
-        "header": {"Content-Type": ["application/json"]},
-        "body": "{}",
-        "maxRetries": 3,
-        "createdAt": created_at,
-        "workflowRunId": run_id,
-        "workflowCreatedAt": created_at - 1000,
-        "workflowUrl": "https://a.example/wf",
-        "labels": [label],
-    })
+    let mut entry = common::admin_entry(run_id, created_at, label);
+    entry["dlqId"] = json!(dlq_id);
+    entry
 }
 
 struct Http {
@@ -54,21 +40,7 @@ impl Http {
     }
 
     async fn call(&self, method: Method, target: &str) -> (u16, Value) {
-        // The query is set on its own: parsed as part of a whole URL, trailing spaces would be
-        // trimmed before they reach the wire.
-        let (path, query) = target.split_once('?').unwrap_or((target, ""));
-        let mut url = reqwest::Url::parse(&format!("{}{path}", self.base)).expect("url");
-        url.set_query(Some(query).filter(|q| !q.is_empty()));
-        let response = self
-            .client
-            .request(method, url)
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .expect("request");
-        let status = response.status().as_u16();
-        let text = response.text().await.expect("body");
-        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+        common::call_with_token(&self.client, &self.base, &self.token, method, target).await
     }
 
     /// Every listed dlqId, following the cursor.
@@ -358,15 +330,7 @@ async fn an_entry_past_retention_is_gone_on_every_path_before_any_purge() {
         .call(Method::DELETE, "/v2/workflows/runs/wfr-mixed")
         .await;
     assert_eq!(status, 200, "cancel of a run with a young entry");
-    let stats = reqwest::Client::new()
-        .get(format!("{}/v2/svc/stats", service.base_url()))
-        .basic_auth(&service.customer_id, Some(&service.management_key))
-        .send()
-        .await
-        .expect("stats")
-        .json::<Value>()
-        .await
-        .expect("json");
+    let stats = common::account_stats(&service).await;
     assert_eq!(
         stats["dlq_message_count"], 1,
         "only young-c is left: {}",

@@ -2,19 +2,15 @@
 //! usage recorded through `POST /admin/v1/search/{id}/usage`, run metrics counted once per run,
 //! and the default period's 60 points one minute apart, all over real HTTP.
 
+mod common;
+use courier_service::time::now_ms;
+
 use courier_service::testing::TestService;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 const INDEX: &str = "0b6f3e1a-7c2d-4e5f-8a9b-1c2d3e4f5a6b";
 const MINUTE_MS: i64 = 60_000;
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_millis() as i64
-}
 
 async fn management(service: &TestService, target: &str) -> (u16, Value) {
     let response = reqwest::Client::new()
@@ -39,14 +35,7 @@ async fn admin_post(service: &TestService, path: &str, body: &Value) -> (u16, Va
 }
 
 async fn create_index(service: &TestService) {
-    let index = json!({
-        "customer_id": service.customer_id, "name": "products", "endpoint": "https://idx.example",
-        "type": "payg", "region": "eu-west-1", "hosting_email": "", "token": "rw", "read_only_token": "ro",
-        "max_vector_count": 1000, "max_monthly_reranks": -1, "max_daily_updates": -1,
-        "max_daily_queries": -1, "max_monthly_bandwidth": -1, "max_writes_per_second": 100,
-        "max_query_per_second": 100, "max_reads_per_request": 100, "max_writes_per_request": 100,
-        "creation_time": 1_700_000_000, "input_enrichment_enabled": false
-    });
+    let index = common::search_index_json(&service.customer_id);
     let response = service
         .admin(Method::PUT, &format!("/search/{INDEX}"))
         .json(&index)

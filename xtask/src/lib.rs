@@ -14,7 +14,6 @@ mod server;
 pub mod spec_diff;
 
 use sha2::{Digest, Sha256};
-use std::fmt;
 use std::path::Path;
 
 /// Where the spec lives, relative to the workspace root.
@@ -30,33 +29,23 @@ pub struct GeneratedFile {
 }
 
 /// Why generation could not run. Never a panic: every failure is reported through this.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CodegenError {
     /// The spec is not valid YAML or not an OpenAPI 3.0 document.
+    #[error("{SPEC_PATH} could not be read: {0}")]
     Parse(String),
     /// The spec breaks rules the generators rely on.
+    #[error("{SPEC_PATH} breaks {} codegen rule(s):\n{}", .0.len(), lint_report(.0))]
     Lint(Vec<lint::LintError>),
     /// A generator failed (or panicked) on a spec that passed the lint.
+    #[error("code generation failed: {0}")]
     Generator(String),
 }
 
-impl fmt::Display for CodegenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CodegenError::Parse(message) => write!(f, "{SPEC_PATH} could not be read: {message}"),
-            CodegenError::Lint(errors) => {
-                writeln!(f, "{SPEC_PATH} breaks {} codegen rule(s):", errors.len())?;
-                for error in errors {
-                    writeln!(f, "  {error}")?;
-                }
-                Ok(())
-            }
-            CodegenError::Generator(message) => write!(f, "code generation failed: {message}"),
-        }
-    }
+/// One indented line per broken rule, each ending in a newline (as the report always read).
+fn lint_report(errors: &[lint::LintError]) -> String {
+    errors.iter().map(|error| format!("  {error}\n")).collect()
 }
-
-impl std::error::Error for CodegenError {}
 
 /// The spec, parsed twice: as plain JSON for the lint (pointers) and as typed OpenAPI.
 pub struct Spec {

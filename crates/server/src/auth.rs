@@ -66,12 +66,19 @@ fn authorization<'a>(headers: &'a HeaderMap, scheme: &str) -> Option<Result<&'a 
     Some(if rest.is_empty() { Err(()) } else { Ok(rest) })
 }
 
+/// The token of `Authorization: Bearer <token>`: `None` without the header, `Some(Err(()))` when
+/// it is there but not a bearer token. One parser for every interface (the admin API too), so the
+/// scheme is case-insensitive everywhere.
+pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ()>> {
+    authorization(headers, "Bearer")
+}
+
 /// Messaging operations: `Authorization: Bearer <token>`, else the `service_token` query key.
 pub fn messaging_credentials(
     headers: &HeaderMap,
     query: &Query,
 ) -> Result<MessagingCredentials, Unauthorized> {
-    match authorization(headers, "Bearer") {
+    match bearer_token(headers) {
         Some(Ok(token)) => Ok(MessagingCredentials::Bearer(token.to_owned())),
         Some(Err(())) => Err(Unauthorized::bearer(
             "the Authorization header must be `Bearer <service token>`",
@@ -121,16 +128,12 @@ pub fn management_credentials(
 }
 
 /// Compares secrets in time independent of where they differ, so response timing does not leak
-/// how much of a guessed token was right.
+/// how much of a guessed token was right. `subtle` compares equal-length values without
+/// branching; a length mismatch returns early, which tells only the length (not secret here:
+/// every token of a kind has the same length).
 pub fn constant_time_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut difference = (a.len() != b.len()) as u8;
-    for index in 0..a.len().max(b.len()) {
-        let x = a.get(index).copied().unwrap_or(0);
-        let y = b.get(index).copied().unwrap_or(0);
-        difference |= x ^ y;
-    }
-    std::hint::black_box(difference) == 0
+    use subtle::ConstantTimeEq as _;
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! a batch with one bad entry stores none of them.
 
 use crate::api::Service;
+use crate::stats;
 use crate::store::{ActiveRun, IndexActivity, IndexUsage, StoreError};
 use crate::time::now_ms;
 use axum::Router;
@@ -29,31 +30,20 @@ struct AdminState {
 /// The admin routes, guarded by `token`.
 pub fn router(service: Arc<Service>, token: String) -> Router {
     let state = Arc::new(AdminState { service, token });
-    Router::new()
-        .route(
-            "/admin/v1/dlq",
-            post(insert_dlq).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/runs",
-            post(insert_runs).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/topics/{name}",
-            put(put_topic).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/search/{id}",
-            put(put_index).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/search/{id}/usage",
-            post(record_index_usage).fallback(method_not_allowed),
-        )
-        .route(
-            "/admin/v1/account",
-            patch(patch_account).fallback(method_not_allowed),
-        )
+    // Every route answers other methods with the API's JSON 405.
+    let routes = [
+        ("/admin/v1/dlq", post(insert_dlq)),
+        ("/admin/v1/runs", post(insert_runs)),
+        ("/admin/v1/topics/{name}", put(put_topic)),
+        ("/admin/v1/search/{id}", put(put_index)),
+        ("/admin/v1/search/{id}/usage", post(record_index_usage)),
+        ("/admin/v1/account", patch(patch_account)),
+    ];
+    routes
+        .into_iter()
+        .fold(Router::new(), |router, (path, route)| {
+            router.route(path, route.fallback(method_not_allowed))
+        })
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             require_admin,
@@ -66,13 +56,8 @@ async fn require_admin(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let given = request
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
-    match given {
-        Some(token) if constant_time_eq(token.trim(), &state.token) => next.run(request).await,
+    match courier_server::auth::bearer_token(request.headers()) {
+        Some(Ok(token)) if constant_time_eq(token, &state.token) => next.run(request).await,
         _ => courier_server::Unauthorized::bearer(
             "the admin API needs `Authorization: Bearer <admin token>`",
         )
@@ -310,9 +295,9 @@ async fn insert_dlq(
             // run seen for the first time also started, so `run_failed` never exceeds
             // `run_started` for inserted data.
             let usage = state.service.usage();
-            usage.add("failed", now, count);
-            usage.add("run_failed", now, count);
-            usage.add("run_started", now, inserted.new_runs as f64);
+            usage.add(stats::FAILED, now, count);
+            usage.add(stats::RUN_FAILED, now, count);
+            usage.add(stats::RUN_STARTED, now, inserted.new_runs as f64);
             json(
                 StatusCode::CREATED,
                 &serde_json::json!({ "dlqIds": inserted.dlq_ids }),
@@ -350,7 +335,7 @@ async fn insert_runs(
             state
                 .service
                 .usage()
-                .add("run_started", now_ms(), registered as f64);
+                .add(stats::RUN_STARTED, now_ms(), registered as f64);
             json(
                 StatusCode::CREATED,
                 &serde_json::json!({ "workflowRunIds": ids }),

@@ -115,8 +115,8 @@ impl Service {
     fn count_cancelled(&self, runs: u64) {
         if runs > 0 {
             let now = now_ms();
-            self.usage.add("canceled", now, runs as f64);
-            self.usage.add("run_canceled", now, runs as f64);
+            self.usage.add(stats::CANCELED, now, runs as f64);
+            self.usage.add(stats::RUN_CANCELED, now, runs as f64);
         }
     }
 
@@ -324,7 +324,7 @@ impl MessagingApi for Service {
             Ok(true) => {
                 // `cancel=false` is how the official client ends a finished run (decision 19).
                 if request.cancel == Some(false) {
-                    self.usage.add("run_succeeded", now_ms(), 1.0);
+                    self.usage.add(stats::RUN_SUCCEEDED, now_ms(), 1.0);
                 } else {
                     self.count_cancelled(1);
                 }

@@ -3,7 +3,7 @@
 use crate::account::{InitialCredentials, load_or_create};
 use crate::api::Service;
 use crate::stats;
-use crate::store::{SqliteStore, Store};
+use crate::store::{SqliteStore, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
 use axum::http::StatusCode;
@@ -41,20 +41,39 @@ impl Config {
     }
 }
 
+/// Why the service could not start; each names what it could not do and where.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot create data directory {}: {source}", path.display())]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the store at {}: {source}", path.display())]
+    Store { path: PathBuf, source: StoreError },
+    #[error("cannot load the account: {0}")]
+    Account(#[source] StoreError),
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        address: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
 /// Opens the store in the data directory and loads (or creates) the account.
-pub fn open_service(config: &Config) -> Result<Arc<Service>, String> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-        format!(
-            "cannot create data directory {}: {e}",
-            config.data_dir.display()
-        )
+pub fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+        path: config.data_dir.clone(),
+        source,
     })?;
     let path = config.data_dir.join("courier.sqlite3");
-    let store = SqliteStore::open(&path)
-        .map_err(|e| format!("cannot open the store at {}: {e}", path.display()))?;
+    let store = SqliteStore::open(&path).map_err(|source| StartError::Store {
+        path: path.clone(),
+        source,
+    })?;
     let store: Arc<dyn Store> = Arc::new(store);
     let account = load_or_create(store.as_ref(), &config.credentials, now_ms())
-        .map_err(|e| format!("cannot load the account: {e}"))?;
+        .map_err(StartError::Account)?;
     Ok(Arc::new(Service::new(store, account)))
 }
 
@@ -296,16 +315,15 @@ pub struct Listeners {
     pub management: Option<tokio::net::TcpListener>,
 }
 
-pub async fn bind(config: &Config) -> Result<Listeners, String> {
-    let main = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+pub async fn bind(config: &Config) -> Result<Listeners, StartError> {
+    let listen = |address: SocketAddr| async move {
+        tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|source| StartError::Listen { address, source })
+    };
+    let main = listen(config.listen).await?;
     let management = match config.management_listen {
-        Some(address) => Some(
-            tokio::net::TcpListener::bind(address)
-                .await
-                .map_err(|e| format!("cannot listen on {address}: {e}"))?,
-        ),
+        Some(address) => Some(listen(address).await?),
         None => None,
     };
     Ok(Listeners { main, management })
@@ -398,7 +416,7 @@ pub async fn serve(
     config: &Config,
     listeners: Listeners,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), String> {
+) {
     let upkeep = spawn_upkeep(service.clone());
     let (main_router, management_router) = routers(service.clone(), config);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -428,7 +446,6 @@ pub async fn serve(
     if let Err(error) = service.flush_usage().await {
         tracing::warn!(%error, "writing usage counters at shutdown failed");
     }
-    Ok(())
 }
 
 /// Prints what a newcomer needs to talk to the service.

@@ -168,7 +168,8 @@ async fn serve_command(args: ServeArgs) -> ExitCode {
             "{}",
             banner(&service, &config, &listeners)
         );
-        serve(service, &config, listeners, shutdown_signal()).await
+        serve(service, &config, listeners, shutdown_signal()).await;
+        Ok::<(), Box<dyn std::error::Error>>(())
     }
     .await;
     match result {

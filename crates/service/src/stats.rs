@@ -7,7 +7,7 @@
 
 use crate::store::{IndexActivity, IndexUsage, Store, StoreError};
 use crate::time::{
-    Date, MS_PER_DAY, date_from_days, days_from_date, days_in_month, format_x, weekday_name,
+    MS_PER_DAY, date_from_days, days_from_date, days_in_month, format_x, weekday_name,
 };
 use courier_models::{
     AccountStats, DailyRequestDataPoint, DataPoint, NamedSeries, SearchIndexStats, StatsPeriod,
@@ -18,11 +18,20 @@ use std::sync::Mutex;
 pub const REQUESTS: &str = "requests";
 pub const WORKFLOW_REQUESTS: &str = "workflow_requests";
 pub const BANDWIDTH: &str = "bandwidth";
+/// Messages delivered, failed into the DLQ, retried and canceled (`daily_svc_messages`).
+pub const DELIVERED: &str = "delivered";
+pub const FAILED: &str = "failed";
+pub const RETRIED: &str = "retried";
+pub const CANCELED: &str = "canceled";
+/// Workflow runs started, succeeded, failed and canceled (`daily_workflow_messages`).
+pub const RUN_STARTED: &str = "run_started";
+pub const RUN_SUCCEEDED: &str = "run_succeeded";
+pub const RUN_FAILED: &str = "run_failed";
+pub const RUN_CANCELED: &str = "run_canceled";
 /// Message metrics of `daily_svc_messages` (decision 7).
-pub const SVC_MESSAGE_METRICS: [&str; 4] = ["delivered", "failed", "retried", "canceled"];
+pub const SVC_MESSAGE_METRICS: [&str; 4] = [DELIVERED, FAILED, RETRIED, CANCELED];
 /// Run metrics of `daily_workflow_messages` (decision 7).
-pub const WORKFLOW_METRICS: [&str; 4] =
-    ["run_started", "run_succeeded", "run_failed", "run_canceled"];
+pub const WORKFLOW_METRICS: [&str; 4] = [RUN_STARTED, RUN_SUCCEEDED, RUN_FAILED, RUN_CANCELED];
 
 const MS_PER_MINUTE: i64 = 60_000;
 
@@ -94,11 +103,11 @@ impl Buckets {
     /// One bucket per day of the month of `now_ms`, future days included.
     pub fn for_month(now_ms: i64) -> Buckets {
         let today = date_from_days(now_ms.div_euclid(MS_PER_DAY));
-        let first = days_from_date(Date { day: 1, ..today });
+        let first = days_from_date(today.replace_day(1).expect("every month has a first day"));
         Buckets {
             start_ms: first * MS_PER_DAY,
             interval_ms: MS_PER_DAY,
-            count: days_in_month(today.year, today.month).into(),
+            count: days_in_month(today).into(),
         }
     }
 
@@ -127,10 +136,7 @@ impl Buckets {
     /// Weekday names of day buckets.
     pub fn day_names(&self) -> Vec<String> {
         (0..self.count)
-            .map(|i| {
-                weekday_name((self.start_ms + i * self.interval_ms).div_euclid(MS_PER_DAY))
-                    .to_owned()
-            })
+            .map(|i| weekday_name((self.start_ms + i * self.interval_ms).div_euclid(MS_PER_DAY)))
             .collect()
     }
 
@@ -181,7 +187,7 @@ pub fn account_stats(
     let month = Buckets::for_month(now_ms);
     let requests = month.sums(store, REQUESTS)?;
     let workflow_messages = month.sums(store, WORKFLOW_REQUESTS)?;
-    let workflow_runs = month.sums(store, "run_started")?;
+    let workflow_runs = month.sums(store, RUN_STARTED)?;
     let daily_requests = (0..month.count as usize)
         .map(|i| DailyRequestDataPoint {
             x: format_x(month.start_ms + i as i64 * month.interval_ms),
@@ -482,11 +488,7 @@ mod tests {
 
     #[test]
     fn month_buckets_cover_every_day_of_the_month() {
-        let feb_2024 = days_from_date(Date {
-            year: 2024,
-            month: 2,
-            day: 15,
-        }) * MS_PER_DAY;
+        let feb_2024 = days_from_date(time::macros::date!(2024 - 02 - 15)) * MS_PER_DAY;
         let month = Buckets::for_month(feb_2024);
         assert_eq!(month.count, 29);
         assert_eq!(

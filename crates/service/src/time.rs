@@ -1,6 +1,9 @@
 //! Calendar arithmetic for statistics: UTC dates, weekday names and the data point `x` format.
 //!
-//! Only what the statistics need (proleptic Gregorian, UTC), so the service carries no date crate.
+//! The calendar itself is the `time` crate's (the console's cookies need it anyway); this module
+//! only fixes the day numbering (days since 1970-01-01, UTC) and the formats the interface decided.
+
+use time::{Date, OffsetDateTime, PrimitiveDateTime};
 
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
@@ -28,75 +31,60 @@ fn not_before_last(last: &std::sync::atomic::AtomicI64, wall: i64) -> i64 {
 
 pub const MS_PER_DAY: i64 = 86_400_000;
 
-/// A UTC calendar date.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Date {
-    pub year: i64,
-    pub month: u32,
-    pub day: u32,
-}
+/// 1970-01-01, day number 0 of the functions below.
+const EPOCH: Date = time::macros::date!(1970 - 01 - 01);
 
-/// The date of day number `days` since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+/// The UTC date of day number `days` since 1970-01-01, held to the dates `time` represents
+/// (years -9999 to 9999), which no clock reading leaves.
 pub fn date_from_days(days: i64) -> Date {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Date { year, month, day }
+    EPOCH
+        .checked_add(time::Duration::days(days))
+        .unwrap_or(if days < 0 { Date::MIN } else { Date::MAX })
 }
 
-/// Day number since 1970-01-01 of a date (Howard Hinnant's `days_from_civil`).
+/// Day number since 1970-01-01 of a date.
 pub fn days_from_date(date: Date) -> i64 {
-    let year = date.year - i64::from(date.month <= 2);
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let month = i64::from(date.month);
-    let doy =
-        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(date.day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    (date - EPOCH).whole_days()
 }
 
-pub fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        _ => 28,
-    }
+/// How many days the month of `date` has.
+pub fn days_in_month(date: Date) -> u8 {
+    date.month().length(date.year())
 }
 
 /// English weekday name of a day number (1970-01-01 was a Thursday).
-pub fn weekday_name(days: i64) -> &'static str {
-    const NAMES: [&str; 7] = [
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-    ];
-    NAMES[days.rem_euclid(7) as usize]
+pub fn weekday_name(days: i64) -> String {
+    date_from_days(days).weekday().to_string()
+}
+
+/// `at` in UTC, or the nearest representable instant when it is beyond year 9999.
+fn utc_instant(ms: i64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap_or_else(|_| {
+        if ms < 0 {
+            PrimitiveDateTime::MIN.assume_utc()
+        } else {
+            PrimitiveDateTime::MAX.assume_utc()
+        }
+    })
 }
 
 /// The data point `x` format of decision 8: `YYYY-MM-DD HH:MM:SS.mmm +0000 UTC`.
 pub fn format_x(ms: i64) -> String {
-    let days = ms.div_euclid(MS_PER_DAY);
-    let in_day = ms.rem_euclid(MS_PER_DAY);
-    let Date { year, month, day } = date_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03} +0000 UTC",
-        in_day / 3_600_000,
-        in_day / 60_000 % 60,
-        in_day / 1000 % 60,
-        in_day % 1000
-    )
+    const X: &[time::format_description::BorrowedFormatItem<'_>] = time::macros::format_description!(
+        "[year]-[month]-[day] [hour]:[minute]:[second].[subsecond digits:3] +0000 UTC"
+    );
+    utc_instant(ms)
+        .format(X)
+        .expect("every field of X is in every instant")
+}
+
+/// `2025-10-23 17:34:05 UTC` of Unix milliseconds, for people (tables, the console); `None`
+/// beyond the years `time` represents, where each caller shows the raw number instead.
+pub fn utc_seconds(ms: i64) -> Option<String> {
+    const SECONDS: &[time::format_description::BorrowedFormatItem<'_>] =
+        time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second] UTC");
+    let at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok()?;
+    at.format(SECONDS).ok()
 }
 
 #[cfg(test)]
@@ -129,34 +117,36 @@ mod tests {
 
     #[test]
     fn dates_round_trip_and_weekdays_are_right() {
+        use time::macros::date;
         for days in [-1000, 0, 10_957, 11_016, 20_384, 40_000] {
             assert_eq!(days_from_date(date_from_days(days)), days);
         }
         assert_eq!(weekday_name(0), "Thursday");
         // 2025-10-23 was a Thursday; 2026-11-22 is a Sunday.
         assert_eq!(
-            weekday_name(days_from_date(Date {
-                year: 2025,
-                month: 10,
-                day: 23
-            })),
+            weekday_name(days_from_date(date!(2025 - 10 - 23))),
             "Thursday"
         );
         assert_eq!(
-            weekday_name(days_from_date(Date {
-                year: 2026,
-                month: 11,
-                day: 22
-            })),
+            weekday_name(days_from_date(date!(2026 - 11 - 22))),
             "Sunday"
         );
         assert_eq!(
             (
-                days_in_month(2024, 2),
-                days_in_month(2100, 2),
-                days_in_month(2000, 2)
+                days_in_month(date!(2024 - 02 - 01)),
+                days_in_month(date!(2100 - 02 - 01)),
+                days_in_month(date!(2000 - 02 - 01))
             ),
             (29, 28, 29)
         );
+    }
+
+    #[test]
+    fn people_read_whole_seconds_in_utc() {
+        assert_eq!(
+            utc_seconds(1_761_240_845_999).as_deref(),
+            Some("2025-10-23 17:34:05 UTC")
+        );
+        assert_eq!(utc_seconds(i64::MAX), None);
     }
 }

@@ -361,18 +361,7 @@ async fn the_console_in_a_real_browser() {
         .await
         .expect("the row's link");
     link.send_keys("\u{E007}").await.expect("Enter on the link");
-    client
-        .wait()
-        .for_element(Locator::Id("dlq-id"))
-        .await
-        .expect("the run page");
-    let shown = client
-        .find(Locator::Id("dlq-id"))
-        .await
-        .expect("id")
-        .text()
-        .await
-        .expect("text");
+    let shown = text_when_shown(&client, Locator::Id("dlq-id"), "the run page").await;
     assert_eq!(shown, target);
     let page = client.source().await.expect("source");
     assert!(page.contains("Request body") && page.contains("Response body"));
@@ -385,18 +374,7 @@ async fn the_console_in_a_real_browser() {
         .click()
         .await
         .expect("delete");
-    client
-        .wait()
-        .for_element(Locator::Css("p.notice"))
-        .await
-        .expect("the notice");
-    let notice = client
-        .find(Locator::Css("p.notice"))
-        .await
-        .expect("notice")
-        .text()
-        .await
-        .expect("text");
+    let notice = text_when_shown(&client, Locator::Css("p.notice"), "the notice").await;
     assert_eq!(notice, format!("Deleted the DLQ entry {target}."));
     let status = reqwest::Client::new()
         .get(format!("{base}/v2/workflows/dlq/{target}"))
@@ -522,4 +500,16 @@ async fn the_console_in_a_real_browser() {
         }
     }
     eprintln!("screenshots in {}", screenshots_dir().display());
+}
+
+/// The text of the element at `locator`, once the page shows it (`what` names it in a failure).
+async fn text_when_shown(client: &fantoccini::Client, locator: Locator<'_>, what: &str) -> String {
+    client
+        .wait()
+        .for_element(locator)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+        .text()
+        .await
+        .expect("text")
 }

@@ -131,16 +131,9 @@ impl Report {
 }
 
 /// Why two specs could not be compared.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct DiffError(pub String);
-
-impl std::fmt::Display for DiffError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for DiffError {}
 
 /// Parses a spec's YAML (or JSON) text into the plain value every rule reads.
 pub fn parse_spec(text: &str) -> Result<Value, DiffError> {

@@ -250,18 +250,7 @@ pub fn number(value: f64) -> String {
 
 /// Unix milliseconds as `2025-10-23 17:34:05 UTC`.
 pub fn utc(ms: i64) -> String {
-    match time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000) {
-        Ok(at) => format!(
-            "{}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            at.hour(),
-            at.minute(),
-            at.second()
-        ),
-        Err(_) => ms.to_string(),
-    }
+    courier_service::time::utc_seconds(ms).unwrap_or_else(|| ms.to_string())
 }
 
 #[cfg(test)]

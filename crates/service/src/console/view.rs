@@ -192,18 +192,7 @@ pub fn encode_component(value: &str) -> String {
 
 /// `2025-10-23 17:34:05 UTC` of Unix milliseconds.
 pub fn utc_text(ms: i64) -> String {
-    match time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000) {
-        Ok(at) => format!(
-            "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            at.hour(),
-            at.minute(),
-            at.second()
-        ),
-        Err(_) => format!("{ms} ms"),
-    }
+    crate::time::utc_seconds(ms).unwrap_or_else(|| format!("{ms} ms"))
 }
 
 /// `3 h ago` / `in 5 min`: how far `ms` is from `now_ms`, in the largest whole unit.

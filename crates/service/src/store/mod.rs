@@ -11,31 +11,21 @@ pub use sqlite::SqliteStore;
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
 };
-use std::fmt;
 
 /// Why a store call failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
     /// The caller's input cannot be stored (duplicate id, ...): a 400.
+    #[error("invalid input: {0}")]
     Invalid(String),
     /// The data directory has no room for the write (SQLite's `SQLITE_FULL`): a 507. Nothing
     /// of the write was stored. The message names the cause.
+    #[error("{0}")]
     Full(String),
     /// The database failed: a 500.
+    #[error("store failure: {0}")]
     Internal(String),
 }
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Invalid(message) => write!(f, "invalid input: {message}"),
-            StoreError::Full(message) => write!(f, "{message}"),
-            StoreError::Internal(message) => write!(f, "store failure: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// The filters of the list and bulk-delete operations: the spec's `DlqFilter` group, generated
 /// into `courier-models`. An empty member means "no filter"; a non-empty one matches any of its

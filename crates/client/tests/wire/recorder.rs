@@ -1,0 +1,189 @@
+//! The recording server and the assertions every test makes on what it recorded.
+
+use super::*;
+
+/// One canned answer: a status and a body (JSON, or nothing).
+pub struct Reply {
+    pub status: u16,
+    pub body: Option<String>,
+}
+
+impl Reply {
+    pub fn json(status: u16, body: Value) -> Reply {
+        Reply {
+            status,
+            body: Some(body.to_string()),
+        }
+    }
+
+    pub fn empty(status: u16) -> Reply {
+        Reply { status, body: None }
+    }
+}
+
+/// A request as it arrived on the wire.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    /// The raw request target: path and query, exactly as sent.
+    pub target: String,
+    /// Header names lowercased, values trimmed, in arrival order.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Recorded {
+    pub fn path(&self) -> &str {
+        self.target
+            .split_once('?')
+            .map_or(&self.target, |(path, _)| path)
+    }
+
+    pub fn raw_query(&self) -> &str {
+        self.target.split_once('?').map_or("", |(_, query)| query)
+    }
+
+    /// The query as ordered, percent-decoded `(key, value)` pairs.
+    pub fn query(&self) -> Vec<(String, String)> {
+        parse_query(self.raw_query())
+    }
+
+    /// The query pairs sorted by key only (a stable sort keeps the order of repeated keys),
+    /// so assertions do not depend on the order in which the client writes different keys.
+    pub fn query_by_key(&self) -> Vec<(String, String)> {
+        let mut pairs = self.query();
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        pairs
+    }
+
+    /// The value of a header that must occur at most once.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let values: Vec<&str> = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert!(
+            values.len() <= 1,
+            "header {name} sent {} times",
+            values.len()
+        );
+        values.first().copied()
+    }
+}
+
+/// A wiremock server on `127.0.0.1` that answers the canned replies in order (each once) and
+/// records every request it reads.
+pub struct RecordingServer {
+    pub base_url: String,
+    pub server: MockServer,
+}
+
+impl RecordingServer {
+    pub async fn start(responses: Vec<Reply>) -> RecordingServer {
+        let server = MockServer::start().await;
+        // Mocks of equal priority answer in the order they were mounted; once used up, each
+        // steps aside for the next.
+        for reply in responses {
+            let answer = ResponseTemplate::new(reply.status);
+            let answer = match reply.body {
+                Some(body) => answer.set_body_raw(body, "application/json"),
+                None => answer,
+            };
+            Mock::given(matchers::any())
+                .respond_with(answer)
+                .up_to_n_times(1)
+                .mount(&server)
+                .await;
+        }
+        RecordingServer {
+            base_url: server.uri(),
+            server,
+        }
+    }
+
+    pub async fn requests(&self) -> Vec<Recorded> {
+        let received = self.server.received_requests().await;
+        received
+            .expect("request recording is on")
+            .into_iter()
+            .map(|request| Recorded {
+                method: request.method.to_string(),
+                target: match request.url.query() {
+                    Some(query) => format!("{}?{query}", request.url.path()),
+                    None => request.url.path().to_owned(),
+                },
+                headers: request
+                    .headers
+                    .iter()
+                    .map(|(name, value)| {
+                        let value = value.to_str().expect("header value is text");
+                        (name.as_str().to_owned(), value.trim().to_owned())
+                    })
+                    .collect(),
+                body: request.body,
+            })
+            .collect()
+    }
+
+    /// The one request the server received.
+    pub async fn only_request(&self) -> Recorded {
+        let requests = self.requests().await;
+        assert_eq!(requests.len(), 1, "expected one request: {requests:#?}");
+        requests.into_iter().next().expect("one request")
+    }
+
+    pub fn messaging(&self) -> messaging::Client {
+        messaging::Client::with_token(&self.base_url, TOKEN)
+    }
+
+    pub fn management(&self) -> management::Client {
+        management::Client::with_credentials(&self.base_url, CUSTOMER_ID, MANAGEMENT_KEY)
+    }
+}
+
+/// Splits a raw query into percent-decoded pairs (`+` is a space), in order.
+pub fn parse_query(raw: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(raw.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+/// Owned `(key, value)` pairs from a literal list.
+pub fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A messaging request authenticated by the bearer header only.
+pub fn assert_bearer(request: &Recorded) {
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {TOKEN}").as_str()),
+        "{request:#?}"
+    );
+    assert!(
+        !request.query().iter().any(|(k, _)| k == "service_token"),
+        "bearer clients must not also send the query token: {request:#?}"
+    );
+}
+
+/// A management request authenticated by Basic credentials.
+pub fn assert_basic(request: &Recorded) {
+    assert_eq!(request.header("authorization"), Some(BASIC), "{request:#?}");
+    assert!(
+        !request.query().iter().any(|(k, _)| k == "service_token"),
+        "{request:#?}"
+    );
+}
+
+/// Decoded values serialise back to the canned body: every field was read, none was lost.
+pub fn assert_round_trip<T: serde::Serialize>(decoded: &T, canned: &Value) {
+    assert_eq!(
+        &serde_json::to_value(decoded).expect("serialise"),
+        canned,
+        "decoded value differs from the canned body"
+    );
+}

@@ -1,0 +1,155 @@
+//! Bulk delete: the confirmation that states how many entries match, and the delete itself.
+
+use super::*;
+
+/// The bulk delete's request: the list filters (or `dlqIds`) of the query, parsed by the bulk
+/// delete operation's own parser; `cursor` and `count` are the console's to set.
+fn bulk_request(raw: Option<&str>) -> Result<(String, DeleteWorkflowDlqBulkRequest), String> {
+    let query = form_query(raw.unwrap_or(""), &["cursor", "count"]);
+    let query_with_batch = if query.is_empty() {
+        format!("count={BULK_BATCH}")
+    } else {
+        format!("{query}&count={BULK_BATCH}")
+    };
+    DeleteWorkflowDlqBulkRequest::parse(&PathParams::default(), &Query::parse(&query_with_batch))
+        .map(|request| (query, request))
+        .map_err(|rejection| rejection.message().to_owned())
+}
+
+/// Describes the filters of a query in words, for the confirmation.
+fn filter_summary(query: &str) -> Markup {
+    let mut by_key: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, _) = pair.split_once('=').unwrap_or((pair, ""));
+        by_key
+            .entry(key.to_owned())
+            .or_insert_with(|| vec![typed_value(query, key)]);
+    }
+    html! {
+        @if by_key.is_empty() {
+            p { strong { "No filters: every entry in the DLQ." } }
+        } @else {
+            ul {
+                @for (key, values) in &by_key {
+                    li { code { (key) } " = " (values.join(",")) }
+                }
+            }
+        }
+    }
+}
+
+/// `GET /console/bulk-delete?<filters>`: states how many entries would go and asks.
+pub async fn bulk_delete_confirm(
+    State(console): State<Arc<Console>>,
+    Extension(viewer): Extension<Viewer>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let (query, request) = match bulk_request(raw.as_deref()) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            return failure(
+                &viewer,
+                StatusCode::BAD_REQUEST,
+                "Filters not valid",
+                &message,
+            );
+        }
+    };
+    let (count, more) = if request.dlq_ids.is_empty() {
+        match count_matching(&console, request.filter.clone()).await {
+            Ok(count) => count,
+            Err(message) => return internal(&viewer, &message),
+        }
+    } else {
+        // Decision 6: with ids the filters are ignored; unknown ids are skipped, so this is
+        // the most that can go.
+        (request.dlq_ids.len() as u64, false)
+    };
+    let entries = if (count, more) == (1, false) {
+        "entry"
+    } else {
+        "entries"
+    };
+    let body = html! {
+        h1 { "Delete failed runs" }
+        p #bulk-count data-count=(count) {
+            "This deletes " strong { (count_text((count, more))) " " (entries) } " matching:"
+        }
+        (filter_summary(&query))
+        @if count == 0 {
+            p { "Nothing matches; nothing would be deleted." }
+        }
+        div.actions-row {
+            @if count > 0 {
+                form method="post" action=(with_query("/console/bulk-delete", &query)) {
+                    (view::csrf_field(&viewer))
+                    button.danger #confirm-delete type="submit" { "Delete " (count_text((count, more))) " " (entries) }
+                }
+            }
+            a.button.secondary href=(with_query("/console/dlq", &query)) { "Cancel" }
+        }
+    };
+    view::page(
+        StatusCode::OK,
+        "Delete failed runs",
+        Some(Section::Dlq),
+        &viewer,
+        None,
+        body,
+    )
+}
+
+/// `POST /console/bulk-delete?<filters>`: deletes everything matching, batch by batch through
+/// the bulk delete operation and its cursor.
+pub async fn bulk_delete(
+    State(console): State<Arc<Console>>,
+    Extension(viewer): Extension<Viewer>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let (query, mut request) = match bulk_request(raw.as_deref()) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            return failure(
+                &viewer,
+                StatusCode::BAD_REQUEST,
+                "Filters not valid",
+                &message,
+            );
+        }
+    };
+    let mut deleted = 0i64;
+    loop {
+        match MessagingApi::delete_workflow_dlq_bulk(&*console.service, (), request.clone()).await {
+            DeleteWorkflowDlqBulkResponse::Ok(batch) => {
+                deleted += batch.deleted;
+                match batch.cursor {
+                    Some(cursor) => request.cursor = Some(cursor),
+                    None => break,
+                }
+            }
+            DeleteWorkflowDlqBulkResponse::BadRequest(body) => {
+                return failure(
+                    &viewer,
+                    StatusCode::BAD_REQUEST,
+                    "Filters not valid",
+                    &body.error,
+                );
+            }
+            other => {
+                return internal(
+                    &viewer,
+                    &format!("deleting failed after {deleted} entries: {other:?}"),
+                );
+            }
+        }
+    }
+    console.sessions.set_flash(
+        &viewer,
+        format!(
+            "Deleted {deleted} {}.",
+            if deleted == 1 { "entry" } else { "entries" }
+        ),
+    );
+    let back = form_query(&query, &["dlqIds"]);
+    Redirect::to(&with_query("/console/dlq", &back)).into_response()
+}

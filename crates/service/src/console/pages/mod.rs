@@ -1,0 +1,163 @@
+//! The console's pages and actions. Each parses its input with the generated `*Request::parse`
+//! and calls the `MessagingApi`/`ManagementApi` method the API route calls, so a page shows
+//! exactly what the API answers for the same query.
+//!
+//! In rooms: `dlq` (the list, one run, delete and cancel), `bulk` (bulk delete and its
+//! confirmation) and `resources` (URL groups, search indexes and statistics); here what they
+//! share (forms, error pages, counting).
+
+use super::Console;
+use super::auth::Viewer;
+use super::chart::{self, Series};
+use super::view::{self, Section, encode_component, moment};
+use crate::time::now_ms;
+use axum::Extension;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use courier_models::{DlqFilter, FailedWorkflowRun, FailureFunctionState, WorkflowDlqMessage};
+use courier_server::query::Query;
+use courier_server::runtime::PathParams;
+use courier_server::*;
+use maud::{Markup, html};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+mod bulk;
+mod dlq;
+mod resources;
+
+pub use bulk::{bulk_delete, bulk_delete_confirm};
+pub use dlq::{dlq_delete, dlq_detail, dlq_list, run_cancel};
+pub use resources::{index, indexes, stats, topics};
+
+/// Counting matches stops here: past it the page says "more than", so a count never costs
+/// more than reading this many ids.
+const COUNT_LIMIT: usize = 10_000;
+/// Entries a bulk delete removes per store transaction (the API's largest `count`).
+const BULK_BATCH: i64 = 1000;
+/// Page sizes offered; the API's default (100) is what an absent `count` means.
+const PAGE_SIZES: [i64; 4] = [10, 25, 50, 100];
+/// The filters that take Unix milliseconds (a number field with a date picker beside it).
+const MILLIS_KEYS: [&str; 3] = ["fromDate", "toDate", "workflowCreatedAt"];
+const STATES: [(FailureFunctionState, &str); 4] = [
+    (
+        FailureFunctionState::CallbackInprogress,
+        "CALLBACK_INPROGRESS",
+    ),
+    (FailureFunctionState::CallbackSuccess, "CALLBACK_SUCCESS"),
+    (FailureFunctionState::CallbackFail, "CALLBACK_FAIL"),
+    (FailureFunctionState::CallbackCanceled, "CALLBACK_CANCELED"),
+];
+
+/// The query of a console form: pairs with an empty value are left out, because a form sends
+/// every field and an empty field means "no filter" here, where the API calls `label=` a 400
+/// (decision 12). `drop` removes keys the page sets itself. Everything else reaches the
+/// generated parser unchanged.
+fn form_query(raw: &str, drop: &[&str]) -> String {
+    raw.split('&')
+        .filter(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            !value.is_empty() && !drop.contains(&key)
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The decoded values of `key` in a query, comma-joined, to refill a form field as typed.
+fn typed_value(query: &str, key: &str) -> String {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(name, _)| *name == key)
+        .map(|(_, value)| {
+            percent_encoding::percent_decode_str(&value.replace('+', " "))
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn with_query(path: &str, query: &str) -> String {
+    if query.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{query}")
+    }
+}
+
+/// An error page inside the console frame.
+fn failure(viewer: &Viewer, status: StatusCode, title: &str, message: &str) -> Response {
+    view::page(
+        status,
+        title,
+        None,
+        viewer,
+        None,
+        html! {
+            h1 { (title) }
+            p.error role="alert" { (message) }
+            p { a href="/console/dlq" { "Back to the failed runs" } }
+        },
+    )
+}
+
+fn internal(viewer: &Viewer, message: &str) -> Response {
+    failure(
+        viewer,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Something went wrong",
+        message,
+    )
+}
+
+/// Any console path without a page.
+pub async fn not_found(Extension(viewer): Extension<Viewer>, uri: axum::http::Uri) -> Response {
+    failure(
+        &viewer,
+        StatusCode::NOT_FOUND,
+        "Not found",
+        &format!("the console has no page at {}", uri.path()),
+    )
+}
+
+/// How many entries match, up to [`COUNT_LIMIT`]: `(count, more_than_that)`.
+async fn count_matching(
+    console: &Console,
+    filter: courier_models::DlqFilter,
+) -> Result<(u64, bool), String> {
+    let floor = console.service.retention_floor();
+    let counted = console
+        .service
+        .blocking(move |store| store.dlq_count_matching(&filter, floor, COUNT_LIMIT + 1))
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((
+        counted.min(COUNT_LIMIT as u64),
+        counted > COUNT_LIMIT as u64,
+    ))
+}
+
+fn count_text((count, more): (u64, bool)) -> String {
+    if more {
+        format!("more than {count}")
+    } else {
+        count.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_form_fields_are_dropped_and_the_rest_kept_raw() {
+        assert_eq!(
+            form_query("label=&callerIp=1.2.3.4&workflowUrl=a%2Cb&count=", &[]),
+            "callerIp=1.2.3.4&workflowUrl=a%2Cb"
+        );
+        assert_eq!(form_query("label=x&cursor=d1.aa", &["cursor"]), "label=x");
+        assert_eq!(typed_value("label=a&label=b+c", "label"), "a,b c");
+    }
+}

@@ -1,0 +1,70 @@
+//! The SQLite store: WAL, synchronous writes, one writer connection and a pool of readers.
+//!
+//! Entries are kept as JSON (the 2.2 shape) beside indexed columns for every filter, so a
+//! listing never parses more rows than it returns. Readers run on their own connections, which
+//! WAL lets proceed while a write transaction is open.
+//!
+//! The store is in rooms: `schema` (migrations and connection settings), `pool` (the writer,
+//! the readers and the reserve that keeps deletes working on a full disk), `scan` (filters as
+//! SQL and paged scans), `operations` (the `Store` methods) and `usage` (the
+//! statistics' counters).
+
+mod operations;
+mod pool;
+mod scan;
+mod schema;
+mod usage;
+
+use super::StoreError;
+use rusqlite::Connection;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+pub struct SqliteStore {
+    path: PathBuf,
+    /// The reserve file ([`RESERVE_BYTES`]).
+    reserve: PathBuf,
+    /// Why writes that add data are refused: set when a write found the data directory full.
+    full: Mutex<Option<String>>,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+    readers_available: std::sync::Condvar,
+    /// Reader connections opened so far (at most `READERS`).
+    readers_opened: std::sync::atomic::AtomicUsize,
+}
+
+/// A failed SQLite call. `SQLITE_FULL` (a full filesystem, or `max_page_count` reached) is told
+/// apart, so the service can answer 507 and keep deletes working.
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        if let rusqlite::Error::SqliteFailure(failure, _) = &error
+            && failure.code == rusqlite::ErrorCode::DiskFull
+        {
+            return StoreError::Full(format!("the data directory is full: {error}"));
+        }
+        StoreError::Internal(error.to_string())
+    }
+}
+
+/// A failure that is not SQLite's (a record that does not encode, a directory that cannot be
+/// made): always a 500.
+fn internal(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Internal(error.to_string())
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock cannot leave SQLite inconsistent (transactions roll back
+    // on drop), so a poisoned lock is still safe to use.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(internal)
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|e| StoreError::Internal(format!("a stored record does not parse: {e}")))
+}

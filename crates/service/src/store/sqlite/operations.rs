@@ -1,0 +1,517 @@
+//! The [`Store`] methods: each one transaction on the writer, or one read on a reader.
+
+use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
+use super::scan::{all_records, labels_of, runs_matching_sql, scan};
+use super::schema::EXPIRED_RUNS_DELETE;
+use super::{SqliteStore, from_json, lock, to_json, usage};
+use crate::store::{ActiveRun, DlqFilter, IndexUsage, Inserted, Page, Store, StoreError};
+use courier_models::{
+    FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
+};
+use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, StoreError> {
+    let next: u64 = transaction
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'next_dlq_seq'",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?
+        .unwrap_or(0);
+    transaction
+        .execute("INSERT INTO meta (key, value) VALUES ('next_dlq_seq', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1", params![next + count])
+        ?;
+    Ok(next)
+}
+
+/// Removes a run and its DLQ entries; whether it counted as there (see [`Store::cancel_run`]).
+fn cancel_in(
+    t: &Transaction<'_>,
+    workflow_run_id: &str,
+    min_created_at: i64,
+) -> Result<bool, StoreError> {
+    let (live, expired): (u64, u64) = t.query_row(
+        "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
+             FROM dlq WHERE workflow_run_id = ?1",
+        params![workflow_run_id, min_created_at],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let runs = t.execute(
+        "DELETE FROM runs WHERE workflow_run_id = ?1",
+        params![workflow_run_id],
+    )?;
+    t.execute(
+        "DELETE FROM dlq WHERE workflow_run_id = ?1",
+        params![workflow_run_id],
+    )?;
+    // A run whose only entries are past retention is gone already (decision 13): what is left
+    // of it is removed as the purge would, and the caller hears 404.
+    Ok(live > 0 || (runs > 0 && expired == 0))
+}
+
+impl Store for SqliteStore {
+    fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
+        self.read(|c| {
+            let record: Option<String> = c
+                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
+                .optional()?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn management_key(&self) -> Result<Option<String>, StoreError> {
+        self.read(|c| {
+            c.query_row("SELECT management_key FROM account WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(StoreError::from)
+        })
+    }
+
+    fn create_account(
+        &self,
+        account: &MessagingAccount,
+        management_key: &str,
+    ) -> Result<(), StoreError> {
+        let record = to_json(account)?;
+        self.write(|t| {
+            t.execute(
+                "INSERT INTO account (id, record, management_key) VALUES (1, ?1, ?2)",
+                params![record, management_key],
+            )
+            .map_err(|e| StoreError::Invalid(format!("the account already exists: {e}")))?;
+            Ok(())
+        })
+    }
+
+    fn update_account(&self, account: &MessagingAccount) -> Result<(), StoreError> {
+        let record = to_json(account)?;
+        self.write(|t| {
+            match t.execute(
+                "UPDATE account SET record = ?1 WHERE id = 1",
+                params![record],
+            )? {
+                1 => Ok(()),
+                _ => Err(StoreError::Invalid("there is no account to update".into())),
+            }
+        })
+    }
+
+    fn rotate_credentials(
+        &self,
+        token: &str,
+        password: &str,
+    ) -> Result<MessagingAccount, StoreError> {
+        self.write(|t| {
+            let record: String = t
+                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
+                .optional()?
+                .ok_or_else(|| StoreError::Invalid("there is no account to rotate".into()))?;
+            let mut account: MessagingAccount = from_json(&record)?;
+            account.token = token.to_owned();
+            account.password = password.to_owned();
+            t.execute(
+                "UPDATE account SET record = ?1 WHERE id = 1",
+                params![to_json(&account)?],
+            )?;
+            Ok(account)
+        })
+    }
+
+    fn insert_dlq(
+        &self,
+        entries: &[FailedWorkflowRun],
+        max_dlq_size: u64,
+    ) -> Result<Inserted, StoreError> {
+        self.write(|t| {
+            let generated = entries.iter().filter(|e| e.dlq_id.is_empty()).count() as u64;
+            let mut sequence = next_sequence(t, generated)?;
+            let mut ids = Vec::with_capacity(entries.len());
+            let mut new_runs = 0;
+            let mut insert = t
+                .prepare_cached(
+                    "INSERT INTO dlq (dlq_id, created_at, workflow_url, workflow_run_id, workflow_created_at,
+                                      failure_state, caller_ip, flow_control_key, record)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                ?;
+            let mut label = t.prepare_cached("INSERT OR IGNORE INTO dlq_labels (label, dlq_id) VALUES (?1, ?2)")?;
+            let mut run = t
+                .prepare_cached("INSERT OR IGNORE INTO runs (workflow_run_id, workflow_url, workflow_created_at) VALUES (?1, ?2, ?3)")
+                ?;
+            for entry in entries {
+                let mut entry = entry.clone();
+                if entry.dlq_id.is_empty() {
+                    entry.dlq_id = format!("{}-{sequence}", entry.created_at);
+                    sequence += 1;
+                }
+                let state = entry.failure_callback_info.as_ref().map(|info| info.state.to_string());
+                let inserted = insert.execute(params![
+                    entry.dlq_id,
+                    entry.created_at,
+                    entry.workflow_url,
+                    entry.workflow_run_id,
+                    entry.workflow_created_at,
+                    state,
+                    entry.caller_ip,
+                    entry.flow_control_key,
+                    to_json(&entry)?,
+                ]);
+                match inserted {
+                    Ok(_) => {}
+                    Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
+                        return Err(StoreError::Invalid(format!("dlqId `{}` is already in the DLQ", entry.dlq_id)));
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+                for name in labels_of(&entry) {
+                    label.execute(params![name, entry.dlq_id])?;
+                }
+                new_runs += run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at])? as u64;
+                ids.push(entry.dlq_id);
+            }
+            let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0))?;
+            if total > max_dlq_size {
+                // Decision 13: a full DLQ evicts its oldest entries.
+                t.execute(
+                    "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)",
+                    params![total - max_dlq_size],
+                )
+                ?;
+            }
+            Ok(Inserted { dlq_ids: ids, new_runs })
+        })
+    }
+
+    fn get_dlq(
+        &self,
+        dlq_id: &str,
+        min_created_at: i64,
+    ) -> Result<Option<FailedWorkflowRun>, StoreError> {
+        self.read(|c| {
+            let record: Option<String> = c
+                .prepare_cached("SELECT record FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![dlq_id, min_created_at], |r| r.get(0))
+                        .optional()
+                })?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn list_dlq(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<Page, StoreError> {
+        self.read(|c| {
+            let mut rows = scan(c, filter, after, limit + 1, min_created_at, true)?;
+            let more = rows.len() > limit;
+            rows.truncate(limit);
+            let entries = rows
+                .iter()
+                .map(|(_, text)| from_json(text))
+                .collect::<Result<Vec<FailedWorkflowRun>, _>>()?;
+            let next_after = if more {
+                entries.last().map(|e| e.dlq_id.clone())
+            } else {
+                None
+            };
+            Ok(Page {
+                entries,
+                next_after,
+            })
+        })
+    }
+
+    fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError> {
+        let ids: Vec<&String> = ids.iter().collect::<BTreeSet<_>>().into_iter().collect();
+        // One transaction, unless the disk is full: then parts small enough to fit, each whole.
+        let (mut deleted, mut start, mut part) = (0, 0, ids.len());
+        while start < ids.len() {
+            let end = (start + part).min(ids.len());
+            let result = self.shrink(|t| {
+                // Entries past retention are already gone (decision 13): not deleted, not counted.
+                let mut delete =
+                    t.prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")?;
+                let mut deleted = 0;
+                for id in &ids[start..end] {
+                    deleted += delete.execute(params![id, min_created_at])? as u64;
+                }
+                Ok(deleted)
+            });
+            match result {
+                Ok(count) => (deleted, start) = (deleted + count, end),
+                Err(StoreError::Full(_)) if part > 1 => part = part.div_ceil(4),
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(deleted)
+    }
+
+    fn delete_dlq_matching(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<(u64, Option<String>), StoreError> {
+        // On a full disk a smaller batch may fit where a whole one does not; the cursor it
+        // returns covers the rest, as the interface allows ("at most `count`").
+        let mut limit = limit;
+        loop {
+            let result = self.shrink(|t| {
+                let mut ids: Vec<String> =
+                    scan(t, filter, after, limit + 1, min_created_at, false)?
+                        .into_iter()
+                        .map(|(id, _)| id)
+                        .collect();
+                let more = ids.len() > limit;
+                ids.truncate(limit);
+                let mut delete = t.prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")?;
+                for id in &ids {
+                    delete.execute(params![id])?;
+                }
+                Ok((ids.len() as u64, if more { ids.pop() } else { None }))
+            });
+            match result {
+                Err(StoreError::Full(_)) if limit > 1 => limit = limit.div_ceil(4),
+                other => return other,
+            }
+        }
+    }
+
+    fn delete_dlq_one(&self, dlq_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
+        self.shrink(|t| {
+            Ok(t.execute(
+                "DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2",
+                params![dlq_id, min_created_at],
+            )? > 0)
+        })
+    }
+
+    fn dlq_count(&self, min_created_at: i64) -> Result<u64, StoreError> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM dlq WHERE created_at >= ?1",
+                params![min_created_at],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)
+        })
+    }
+
+    fn dlq_count_matching(
+        &self,
+        filter: &DlqFilter,
+        min_created_at: i64,
+        at_most: usize,
+    ) -> Result<u64, StoreError> {
+        // Ids only: the same scan as a list, without reading any record.
+        self.read(|c| Ok(scan(c, filter, None, at_most, min_created_at, false)?.len() as u64))
+    }
+
+    fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError> {
+        self.shrink(|t| {
+            // A run that entered the DLQ and has no entry left within retention is gone with
+            // its entries (decision 13), so cancel answers the same before and after a purge.
+            t.execute(EXPIRED_RUNS_DELETE, params![min_created_at])?;
+            Ok(t.execute(
+                "DELETE FROM dlq WHERE created_at < ?1",
+                params![min_created_at],
+            )? as u64)
+        })
+    }
+
+    fn insert_runs(&self, runs: &[ActiveRun]) -> Result<u64, StoreError> {
+        self.write(|t| {
+            let mut insert = t
+                .prepare_cached(
+                    "INSERT INTO runs (workflow_run_id, workflow_url, workflow_created_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (workflow_run_id) DO NOTHING",
+                )
+                ?;
+            let mut registered = 0;
+            for run in runs {
+                registered += insert.execute(params![run.workflow_run_id, run.workflow_url, run.workflow_created_at])? as u64;
+            }
+            Ok(registered)
+        })
+    }
+
+    fn cancel_run(&self, workflow_run_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
+        self.shrink(|t| cancel_in(t, workflow_run_id, min_created_at))
+    }
+
+    fn cancel_runs(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError> {
+        self.shrink(|t| {
+            let mut cancelled = 0;
+            for id in ids.iter().collect::<BTreeSet<_>>() {
+                cancelled += u64::from(cancel_in(t, id, min_created_at)?);
+            }
+            Ok(cancelled)
+        })
+    }
+
+    fn cancel_runs_matching(
+        &self,
+        filter: &DlqFilter,
+        url_prefix: bool,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<(u64, Option<String>), StoreError> {
+        self.shrink(|t| {
+            let (sql, values) =
+                runs_matching_sql(filter, url_prefix, after, limit + 1, min_created_at);
+            let mut ids: Vec<String> = t.prepare(&sql).and_then(|mut statement| {
+                statement
+                    .query_map(params_from_iter(values), |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()
+            })?;
+            let more = ids.len() > limit;
+            ids.truncate(limit);
+            let mut cancelled = 0;
+            for id in &ids {
+                cancelled += u64::from(cancel_in(t, id, min_created_at)?);
+            }
+            Ok((cancelled, if more { ids.pop() } else { None }))
+        })
+    }
+
+    fn put_url_group(
+        &self,
+        name: &str,
+        endpoints: &[UrlGroupEndpoint],
+        now_ms: i64,
+    ) -> Result<UrlGroup, StoreError> {
+        self.write(|t| {
+            let existing: Option<String> =
+                t.query_row("SELECT record FROM url_groups WHERE name = ?1", params![name], |r| r.get(0)).optional()?;
+            let created_at = match existing {
+                Some(text) => from_json::<UrlGroup>(&text)?.created_at,
+                None => now_ms,
+            };
+            let group = UrlGroup { created_at, updated_at: now_ms, name: name.to_owned(), endpoints: endpoints.to_vec() };
+            t.execute(
+                "INSERT INTO url_groups (name, record) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET record = excluded.record",
+                params![name, to_json(&group)?],
+            )
+            ?;
+            Ok(group)
+        })
+    }
+
+    fn url_group(&self, name: &str) -> Result<Option<UrlGroup>, StoreError> {
+        self.read(|c| {
+            let record: Option<String> = c
+                .query_row(
+                    "SELECT record FROM url_groups WHERE name = ?1",
+                    params![name],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn url_groups(&self) -> Result<Vec<UrlGroup>, StoreError> {
+        self.read(|c| all_records(c, "SELECT record FROM url_groups ORDER BY name"))
+    }
+
+    fn put_index(&self, index: &SearchIndex) -> Result<(), StoreError> {
+        let record = to_json(index)?;
+        let id = index.id.to_string();
+        self.write(|t| {
+            t.execute(
+                "INSERT INTO search_indexes (id, record) VALUES (?1, ?2) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+                params![id, record],
+            )
+            ?;
+            Ok(())
+        })
+    }
+
+    fn index(&self, id: &str) -> Result<Option<SearchIndex>, StoreError> {
+        // Ids are UUIDs, stored lower-case; a path with upper-case hex finds the same index.
+        let id = id.to_ascii_lowercase();
+        self.read(|c| {
+            let record: Option<String> = c
+                .query_row(
+                    "SELECT record FROM search_indexes WHERE id = ?1",
+                    params![id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            record.map(|text| from_json(&text)).transpose()
+        })
+    }
+
+    fn indexes(&self) -> Result<Vec<SearchIndex>, StoreError> {
+        self.read(|c| all_records(c, "SELECT record FROM search_indexes ORDER BY id"))
+    }
+
+    fn record_index_usage(
+        &self,
+        index_id: &str,
+        events: &[IndexUsage],
+    ) -> Result<bool, StoreError> {
+        let index_id = index_id.to_ascii_lowercase();
+        self.write(|t| usage::record_index_usage(t, &index_id, events))
+    }
+
+    fn index_usage_between(
+        &self,
+        index_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<IndexUsage>, StoreError> {
+        let index_id = index_id.to_ascii_lowercase();
+        self.read(|c| usage::index_usage_between(c, &index_id, from_ms, to_ms))
+    }
+
+    fn add_usage_batch(&self, counters: &[(String, i64, f64)]) -> Result<(), StoreError> {
+        self.write(|t| usage::add_usage_batch(t, counters))
+    }
+
+    fn write_refusal(&self) -> Option<String> {
+        let mut full = lock(&self.full);
+        let reason = full.clone()?;
+        let headroom = Self::page_headroom(&lock(&self.writer)).unwrap_or(0);
+        // Room for the reserve and a quarter more for writes: the released reserve's own space
+        // coming back is not space returning.
+        let room = self
+            .reserve
+            .parent()
+            .map(|dir| match dir.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => dir,
+            })
+            .and_then(|dir| fs4::available_space(dir).ok())
+            .unwrap_or(0);
+        if headroom < HEADROOM_PAGES
+            || room < RESERVE_BYTES + RESERVE_BYTES / 4
+            || self.allocate_reserve().is_err()
+        {
+            return Some(reason);
+        }
+        tracing::info!("storage has room again: accepting writes");
+        *full = None;
+        None
+    }
+
+    fn usage_between(
+        &self,
+        metric: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
+        self.read(|c| usage::usage_between(c, metric, from_ms, to_ms))
+    }
+}

@@ -1,0 +1,262 @@
+//! Connections: one writer, a pool of readers (WAL lets them read while a write is open), and
+//! the reserve file that lets deletes run when the data directory is full.
+
+use super::scan::scan_queries;
+use super::schema::{configure, migrate, schema_version};
+use super::{SqliteStore, StoreError, internal, lock};
+use crate::store::Store as _;
+use courier_models::DlqFilter;
+use rusqlite::{Connection, OpenFlags, Transaction, params_from_iter};
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Reader connections kept open; more concurrent readers wait for one.
+pub(super) const READERS: usize = 4;
+
+/// Bytes held in the reserve file beside the database (`courier.reserve`) while storage is
+/// healthy. When a write finds the data directory full, the file is deleted, so that deletes
+/// can run and an operator can free space through the API; it is allocated again once the
+/// filesystem has room, which ends the degraded state.
+///
+/// Why 8 MiB: in WAL mode committed pages sit in the WAL until a checkpoint copies them into
+/// the database file, which must grow for them. With SQLite's default auto-checkpoint of 1000
+/// pages the WAL holds up to about 4 MiB, so on a full disk nothing (not even a delete, whose
+/// own frames need room too) can proceed until the reserve lets that checkpoint finish.
+pub const RESERVE_BYTES: u64 = 8 << 20;
+
+/// Pages the database must be able to grow by (up to `max_page_count`, counting free pages) for
+/// writes that add data to be tried again after the store was full.
+pub(super) const HEADROOM_PAGES: i64 = 16;
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        let mut writer = Connection::open(path)?;
+        // Before anything is written: a newer courier's file is left exactly as it was (switching
+        // it to WAL mode would already change its header).
+        schema_version(&writer)?;
+        configure(&writer)?;
+        migrate(&mut writer)?;
+        let store = SqliteStore {
+            path: path.to_path_buf(),
+            reserve: path.with_extension("reserve"),
+            full: Mutex::new(None),
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+            readers_available: std::sync::Condvar::new(),
+            readers_opened: std::sync::atomic::AtomicUsize::new(0),
+        };
+        // A full disk at start is no reason to refuse reads and deletes: start degraded.
+        if let Err(reason) = store.allocate_reserve() {
+            *lock(&store.full) = Some(reason);
+        }
+        Ok(store)
+    }
+
+    /// Allocates the reserve file in full (`fallocate`, so the blocks are really taken).
+    pub(super) fn allocate_reserve(&self) -> Result<(), String> {
+        let allocated = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&self.reserve)
+            .and_then(|file| fs4::FileExt::allocate(&file, RESERVE_BYTES));
+        allocated.map_err(|e| {
+            // A half-allocated reserve would hold space without guaranteeing any.
+            let _ = std::fs::remove_file(&self.reserve);
+            format!(
+                "the data directory is full: cannot keep the {} KiB reserve {}: {e}",
+                RESERVE_BYTES >> 10,
+                self.reserve.display()
+            )
+        })
+    }
+
+    /// Records that the data directory is full and releases the reserve for deletes.
+    pub(super) fn ran_out(&self, reason: &str) {
+        let mut full = lock(&self.full);
+        if full.is_none() {
+            tracing::warn!(%reason, "storage is full: refusing writes that add data, releasing the reserve for deletes");
+            *full = Some(reason.to_owned());
+        }
+        let _ = std::fs::remove_file(&self.reserve);
+    }
+
+    /// Room for the database to grow within `max_page_count`, counting its free pages (only
+    /// short of it when a test limits the page count to simulate a full store).
+    pub(super) fn page_headroom(connection: &Connection) -> Result<i64, StoreError> {
+        let pragma = |name: &str| -> Result<i64, StoreError> {
+            connection
+                .query_row(&format!("PRAGMA {name}"), [], |row| row.get(0))
+                .map_err(StoreError::from)
+        };
+        Ok(pragma("max_page_count")? - pragma("page_count")? + pragma("freelist_count")?)
+    }
+
+    /// Limits the database to `pages` pages (`PRAGMA max_page_count`) on the writer connection:
+    /// a full store without a full filesystem, for tests.
+    pub fn limit_pages(&self, pages: u64) -> Result<u64, StoreError> {
+        lock(&self.writer)
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |row| {
+                row.get(0)
+            })
+            .map_err(StoreError::from)
+    }
+
+    /// Pages of the database file (`PRAGMA page_count`).
+    pub fn page_count(&self) -> Result<u64, StoreError> {
+        lock(&self.writer)
+            .query_row("PRAGMA page_count", [], |row| row.get(0))
+            .map_err(StoreError::from)
+    }
+
+    /// A write that adds data: refused at once while the store is full and space has not
+    /// returned; when it finds the store full, nothing is stored and the reserve is released.
+    pub(super) fn write<T>(
+        &self,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if let Some(reason) = self.write_refusal() {
+            return Err(StoreError::Full(reason));
+        }
+        let result = self.transact(work);
+        if let Err(StoreError::Full(reason)) = &result {
+            self.ran_out(reason);
+        }
+        result
+    }
+
+    /// A write that only removes data: never refused. When it finds the store full, the reserve
+    /// is released and the WAL checkpointed (so its frames are reused) and it runs once more.
+    /// While the store is full, a delete that went through hands its pages back to the
+    /// filesystem, which is how deleting through the API frees space.
+    pub(super) fn shrink<T>(
+        &self,
+        work: impl Fn(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let result = match self.transact(&work) {
+            Err(StoreError::Full(reason)) => {
+                self.ran_out(&reason);
+                self.compact();
+                self.transact(&work)
+            }
+            other => other,
+        };
+        if result.is_ok() && lock(&self.full).is_some() {
+            self.compact();
+        }
+        result
+    }
+
+    /// Returns free pages to the filesystem (databases created with incremental auto-vacuum)
+    /// and truncates the WAL. Best effort: on a full disk either step may fail, and a later
+    /// delete tries again.
+    pub(super) fn compact(&self) {
+        let connection = lock(&self.writer);
+        if let Err(error) =
+            connection.execute_batch("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+        {
+            tracing::debug!(%error, "compacting the full store failed; a later delete retries");
+        }
+    }
+
+    pub(super) fn transact<T>(
+        &self,
+        work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut connection = lock(&self.writer);
+        let transaction =
+            connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let result = work(&transaction)?;
+        transaction.commit()?;
+        Ok(result)
+    }
+
+    pub(super) fn read<T>(
+        &self,
+        work: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let connection = self.take_reader()?;
+        let result = work(&connection);
+        lock(&self.readers).push(connection);
+        self.readers_available.notify_one();
+        result
+    }
+
+    /// Opened lazily, at most `READERS` at a time.
+    pub(super) fn take_reader(&self) -> Result<Connection, StoreError> {
+        use std::sync::atomic::Ordering;
+        let mut readers = lock(&self.readers);
+        loop {
+            if let Some(connection) = readers.pop() {
+                return Ok(connection);
+            }
+            // Counted under the pool lock, so two threads cannot both open the last slot.
+            if self.readers_opened.load(Ordering::Relaxed) < READERS {
+                self.readers_opened.fetch_add(1, Ordering::Relaxed);
+                drop(readers);
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_URI;
+                let opened = Connection::open_with_flags(&self.path, flags)
+                    .map_err(StoreError::from)
+                    .and_then(|c| {
+                        c.execute_batch("PRAGMA busy_timeout = 10000; PRAGMA cache_size = -65536;")
+                            .map_err(StoreError::from)
+                            .map(|()| c)
+                    });
+                if opened.is_err() {
+                    self.readers_opened.fetch_sub(1, Ordering::Relaxed);
+                }
+                return opened;
+            }
+            readers = self
+                .readers_available
+                .wait(readers)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+    }
+
+    /// SQLite's plan (`EXPLAIN QUERY PLAN` details, one line per step, queries separated by
+    /// `;`) for the queries a list page with `filter` runs: for tests that prove pages walk
+    /// indexes instead of scanning and sorting.
+    pub fn list_query_plan(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+    ) -> Result<String, StoreError> {
+        self.read(|c| {
+            let mut plans = Vec::new();
+            for (sql, values) in scan_queries(filter, after, 101, 0, true) {
+                let mut statement = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                let steps = statement
+                    .query_map(params_from_iter(values), |row| row.get::<_, String>(3))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                plans.push(steps.join(" | "));
+            }
+            Ok(plans.join("; "))
+        })
+    }
+
+    /// `PRAGMA integrity_check`: "ok" when the file is sound.
+    pub fn integrity_check(&self) -> Result<String, StoreError> {
+        self.read(|c| {
+            c.query_row("PRAGMA integrity_check", [], |row| row.get(0))
+                .map_err(StoreError::from)
+        })
+    }
+
+    /// `PRAGMA foreign_key_check`: how many rows reference a missing parent (0 when sound).
+    pub fn foreign_key_violations(&self) -> Result<u64, StoreError> {
+        self.read(|c| {
+            c.query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |row| {
+                row.get(0)
+            })
+            .map_err(StoreError::from)
+        })
+    }
+}

@@ -1,0 +1,251 @@
+//! Filters as SQL and paged scans. The one place that maps each `DlqFilter` member to a column:
+//! [`filter_sql`] destructures the filter, so a filter added to the spec fails to compile here.
+
+use super::{StoreError, from_json};
+use courier_models::{DlqFilter, FailedWorkflowRun};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, params_from_iter};
+use std::collections::BTreeSet;
+
+/// The SQL condition and parameters of a filter (always ANDed after `created_at >= ?`), on the
+/// columns of `dlq` (qualified, so the condition also works in a join). With `labels`, the
+/// label filter is a correlated `EXISTS` checked row by row; without, it is left out (the
+/// caller walks `dlq_labels` itself, see [`scan`]).
+pub(super) fn filter_sql(
+    filter: &DlqFilter,
+    after: Option<&str>,
+    min_created_at: i64,
+    labels: bool,
+) -> (String, Vec<SqlValue>) {
+    // Every member by name, no `..`: a filter added to the spec's group is a compile error here
+    // until it is mapped, never silently ignored (which would widen a bulk delete).
+    let DlqFilter {
+        from_date,
+        to_date,
+        workflow_url,
+        workflow_run_id,
+        workflow_created_at,
+        label,
+        failure_function_state,
+        caller_ip,
+        flow_control_key,
+    } = filter;
+    let mut sql = String::from("dlq.created_at >= ?");
+    let mut values = vec![SqlValue::Integer(min_created_at)];
+    let mut any_of = |sql: &mut String, column: &str, items: Vec<SqlValue>| {
+        if items.is_empty() {
+            return;
+        }
+        let marks = vec!["?"; items.len()].join(", ");
+        sql.push_str(&format!(" AND {column} IN ({marks})"));
+        values.extend(items);
+    };
+    let strings = |items: &[String]| {
+        items
+            .iter()
+            .map(|s| SqlValue::Text(s.clone()))
+            .collect::<Vec<_>>()
+    };
+    any_of(&mut sql, "dlq.workflow_url", strings(workflow_url));
+    any_of(&mut sql, "dlq.caller_ip", strings(caller_ip));
+    any_of(&mut sql, "dlq.flow_control_key", strings(flow_control_key));
+    any_of(
+        &mut sql,
+        "dlq.failure_state",
+        failure_function_state
+            .iter()
+            .map(|s| SqlValue::Text(s.to_string()))
+            .collect(),
+    );
+    if labels {
+        any_of(
+            &mut sql,
+            "EXISTS (SELECT 1 FROM dlq_labels WHERE dlq_labels.dlq_id = dlq.dlq_id AND dlq_labels.label",
+            strings(label),
+        );
+        if !label.is_empty() {
+            sql.push(')');
+        }
+    }
+    if let Some(after) = after {
+        sql.push_str(" AND dlq.dlq_id > ?");
+        values.push(SqlValue::Text(after.to_owned()));
+    }
+    if let Some(from) = *from_date {
+        sql.push_str(" AND dlq.created_at >= ?");
+        values.push(SqlValue::Integer(from));
+    }
+    if let Some(to) = *to_date {
+        sql.push_str(" AND dlq.created_at <= ?");
+        values.push(SqlValue::Integer(to));
+    }
+    if let Some(run) = workflow_run_id {
+        sql.push_str(" AND dlq.workflow_run_id = ?");
+        values.push(SqlValue::Text(run.clone()));
+    }
+    if let Some(created) = *workflow_created_at {
+        sql.push_str(" AND dlq.workflow_created_at = ?");
+        values.push(SqlValue::Integer(created));
+    }
+    (sql, values)
+}
+
+/// The queries that list the first `take` entries matching `filter` after `after`, in `dlq_id`
+/// order, each selecting `(dlq_id, record)` (the record is empty unless `records`).
+///
+/// Without a label filter, or with a run id (a run has a handful of entries), one query on
+/// `dlq` walks the index SQLite picks, checking labels row by row. Otherwise one query per label
+/// walks that label's range of `dlq_labels`' primary key `(label, dlq_id)`, already in `dlq_id`
+/// order, and [`scan`] merges the pages: the cost is the page, not the number of entries with
+/// the label (an `IN (SELECT dlq_id FROM dlq_labels ...)` subquery first lists every one).
+pub(super) fn scan_queries(
+    filter: &DlqFilter,
+    after: Option<&str>,
+    take: usize,
+    min_created_at: i64,
+    records: bool,
+) -> Vec<(String, Vec<SqlValue>)> {
+    let columns = if records {
+        "dlq.dlq_id, dlq.record"
+    } else {
+        "dlq.dlq_id, ''"
+    };
+    let labels: BTreeSet<&str> = filter.label.iter().map(String::as_str).collect();
+    if labels.is_empty() || filter.workflow_run_id.is_some() {
+        let (condition, mut values) = filter_sql(filter, after, min_created_at, true);
+        values.push(SqlValue::Integer(take as i64));
+        let sql =
+            format!("SELECT {columns} FROM dlq WHERE {condition} ORDER BY dlq.dlq_id LIMIT ?");
+        return vec![(sql, values)];
+    }
+    let (condition, values) = filter_sql(filter, None, min_created_at, false);
+    let sql = format!(
+        "SELECT {columns} FROM dlq_labels CROSS JOIN dlq ON dlq.dlq_id = dlq_labels.dlq_id
+         WHERE dlq_labels.label = ?{} AND {condition}
+         ORDER BY dlq_labels.dlq_id LIMIT ?",
+        if after.is_some() {
+            " AND dlq_labels.dlq_id > ?"
+        } else {
+            ""
+        }
+    );
+    labels
+        .into_iter()
+        .map(|label| {
+            let mut label_values = vec![SqlValue::Text(label.to_owned())];
+            label_values.extend(after.map(|a| SqlValue::Text(a.to_owned())));
+            label_values.extend(values.iter().cloned());
+            label_values.push(SqlValue::Integer(take as i64));
+            (sql.clone(), label_values)
+        })
+        .collect()
+}
+
+/// Every JSON record a one-column `sql` selects, decoded.
+pub(super) fn all_records<T: serde::de::DeserializeOwned>(
+    connection: &Connection,
+    sql: &str,
+) -> Result<Vec<T>, StoreError> {
+    let mut statement = connection.prepare_cached(sql)?;
+    let texts = statement
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    texts.iter().map(|text| from_json(text)).collect()
+}
+
+/// Runs [`scan_queries`] and merges their pages into the first `take` `(dlq_id, record)`.
+pub(super) fn scan(
+    connection: &Connection,
+    filter: &DlqFilter,
+    after: Option<&str>,
+    take: usize,
+    min_created_at: i64,
+    records: bool,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let mut merged = std::collections::BTreeMap::new();
+    for (sql, values) in scan_queries(filter, after, take, min_created_at, records) {
+        let mut statement = connection.prepare_cached(&sql)?;
+        let rows = statement.query_map(params_from_iter(values), |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?;
+        for row in rows {
+            let (id, record): (String, String) = row?;
+            merged.insert(id, record);
+        }
+    }
+    Ok(merged.into_iter().take(take).collect())
+}
+
+/// Every label of an entry: its `labels` and its deprecated `label`, once each.
+pub(super) fn labels_of(entry: &FailedWorkflowRun) -> BTreeSet<&str> {
+    entry
+        .labels
+        .iter()
+        .map(String::as_str)
+        .chain(entry.label.as_deref())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The query listing the ids of the runs a bulk cancel by filter takes, in id order: the run's
+/// own attributes (`workflowUrl` as a prefix when `url_prefix`, `workflowRunId`,
+/// `workflowCreatedAt`) on `runs`, the other filters on the run's live DLQ entries; a run whose
+/// only entries are past retention is gone and never listed.
+pub(super) fn runs_matching_sql(
+    filter: &DlqFilter,
+    url_prefix: bool,
+    after: Option<&str>,
+    take: usize,
+    min_created_at: i64,
+) -> (String, Vec<SqlValue>) {
+    let mut sql = String::from("SELECT r.workflow_run_id FROM runs r WHERE 1 = 1");
+    let mut values = Vec::new();
+    if !filter.workflow_url.is_empty() {
+        // A prefix compares the URL's first characters (no LIKE: `%` and `_` are literal here).
+        let test = if url_prefix {
+            "substr(r.workflow_url, 1, length(?)) = ?"
+        } else {
+            "r.workflow_url = ?"
+        };
+        let alternatives = vec![format!("({test})"); filter.workflow_url.len()].join(" OR ");
+        sql.push_str(&format!(" AND ({alternatives})"));
+        for url in &filter.workflow_url {
+            let copies = if url_prefix { 2 } else { 1 };
+            values.extend(std::iter::repeat_n(SqlValue::Text(url.clone()), copies));
+        }
+    }
+    if let Some(run) = &filter.workflow_run_id {
+        sql.push_str(" AND r.workflow_run_id = ?");
+        values.push(SqlValue::Text(run.clone()));
+    }
+    if let Some(created) = filter.workflow_created_at {
+        sql.push_str(" AND r.workflow_created_at = ?");
+        values.push(SqlValue::Integer(created));
+    }
+    if let Some(after) = after {
+        sql.push_str(" AND r.workflow_run_id > ?");
+        values.push(SqlValue::Text(after.to_owned()));
+    }
+    let entry_filter = DlqFilter {
+        workflow_url: Vec::new(),
+        workflow_run_id: None,
+        workflow_created_at: None,
+        ..filter.clone()
+    };
+    if !entry_filter.is_empty() {
+        let (condition, condition_values) = filter_sql(&entry_filter, None, min_created_at, true);
+        sql.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM dlq WHERE dlq.workflow_run_id = r.workflow_run_id AND {condition})"
+        ));
+        values.extend(condition_values);
+    }
+    sql.push_str(
+        " AND (NOT EXISTS (SELECT 1 FROM dlq WHERE dlq.workflow_run_id = r.workflow_run_id AND dlq.created_at < ?)
+           OR EXISTS (SELECT 1 FROM dlq WHERE dlq.workflow_run_id = r.workflow_run_id AND dlq.created_at >= ?))",
+    );
+    values.push(SqlValue::Integer(min_created_at));
+    values.push(SqlValue::Integer(min_created_at));
+    sql.push_str(" ORDER BY r.workflow_run_id LIMIT ?");
+    values.push(SqlValue::Integer(take as i64));
+    (sql, values)
+}

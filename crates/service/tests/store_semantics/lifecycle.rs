@@ -1,0 +1,306 @@
+//! Deletes, cancels, retention, eviction, reopening and rotation.
+
+use super::*;
+use crate::filters::varied_entries;
+use crate::resources::search_index;
+
+#[test]
+fn delete_by_ids_skips_unknown_and_repeated_ids() {
+    let f = fixture();
+    f.insert(&[
+        entry("a", 1, "wfr_d"),
+        entry("b", 2, "wfr_d"),
+        entry("c", 3, "wfr_d"),
+    ]);
+    let deleted = f
+        .store
+        .delete_dlq_ids(&["a".into(), "zzz".into(), "a".into(), "c".into()], 0)
+        .expect("delete");
+    assert_eq!(deleted, 2);
+    assert_eq!(list_all(&f.store, &DlqFilter::default(), 10, 0), ["b"]);
+    assert_eq!(f.store.delete_dlq_ids(&[], 0).expect("delete"), 0);
+    assert!(f.store.delete_dlq_one("b", 0).expect("delete"));
+    assert!(!f.store.delete_dlq_one("b", 0).expect("delete again"));
+    assert_eq!(f.store.dlq_count(0).expect("count"), 0);
+}
+
+#[test]
+fn delete_matching_in_batches_reports_a_cursor_until_done() {
+    let f = fixture();
+    let mut batch = Vec::new();
+    for i in 0..400 {
+        let mut e = entry(&format!("m{i:04}"), 1000 + i as i64, "wfr_m");
+        e.flow_control_key = Some(if i % 8 < 5 { "hit" } else { "miss" }.into());
+        batch.push(e);
+    }
+    f.insert(&batch);
+    let filter = DlqFilter {
+        flow_control_key: vec!["hit".into()],
+        ..DlqFilter::default()
+    };
+    // 250 matching entries in batches of 100: 100, 100, 50.
+    let mut counts = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let (count, next) = f
+            .store
+            .delete_dlq_matching(&filter, after.as_deref(), 100, 0)
+            .expect("delete");
+        counts.push(count);
+        if let Some(next) = &next {
+            assert!(
+                f.store.get_dlq(next, 0).expect("get").is_none(),
+                "the cursor is the last deleted id"
+            );
+        }
+        match next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(counts, [100, 100, 50]);
+    assert_eq!(f.store.dlq_count(0).expect("count"), 150);
+    assert!(
+        f.store
+            .list_dlq(&filter, None, 10, 0)
+            .expect("list")
+            .entries
+            .is_empty()
+    );
+    // Exactly a multiple of the batch: the last full batch already says "done".
+    let filter = DlqFilter {
+        flow_control_key: vec!["miss".into()],
+        ..DlqFilter::default()
+    };
+    let (count, next) = f
+        .store
+        .delete_dlq_matching(&filter, None, 150, 0)
+        .expect("delete");
+    assert_eq!((count, next), (150, None));
+    assert_eq!(f.store.dlq_count(0).expect("count"), 0);
+}
+
+#[test]
+fn cancel_removes_the_run_and_all_its_entries_once() {
+    let f = fixture();
+    f.insert(&[
+        entry("a1", 1, "wfr_a"),
+        entry("a2", 2, "wfr_a"),
+        entry("a3", 3, "wfr_a"),
+        entry("b1", 4, "wfr_b"),
+        entry("b2", 5, "wfr_b"),
+    ]);
+    assert!(f.store.cancel_run("wfr_a", 0).expect("cancel"));
+    assert_eq!(
+        list_all(&f.store, &DlqFilter::default(), 10, 0),
+        ["b1", "b2"]
+    );
+    assert!(!f.store.cancel_run("wfr_a", 0).expect("second cancel"));
+    assert!(!f.store.cancel_run("wfr_never", 0).expect("unknown run"));
+    // A run without DLQ entries can be cancelled too, once.
+    f.store
+        .insert_runs(&[ActiveRun {
+            workflow_run_id: "wfr_live".into(),
+            workflow_url: "https://example.com/wf".into(),
+            workflow_created_at: 10,
+        }])
+        .expect("runs");
+    assert!(f.store.cancel_run("wfr_live", 0).expect("cancel"));
+    assert!(!f.store.cancel_run("wfr_live", 0).expect("second cancel"));
+    // Deleting a run's entries does not make the run uncancellable.
+    f.store
+        .delete_dlq_ids(&["b1".into(), "b2".into()], 0)
+        .expect("delete");
+    assert!(f.store.cancel_run("wfr_b", 0).expect("cancel"));
+    assert_eq!(f.store.dlq_count(0).expect("count"), 0);
+}
+
+#[test]
+fn retention_hides_old_entries_and_purge_removes_them() {
+    let f = fixture();
+    f.insert(&[
+        entry("old", 1_000, "wfr_r"),
+        entry("edge", 2_000, "wfr_r"),
+        entry("new", 3_000, "wfr_r"),
+    ]);
+    let min = 2_000;
+    assert_eq!(f.store.get_dlq("old", min).expect("get"), None);
+    assert!(f.store.get_dlq("edge", min).expect("get").is_some());
+    assert_eq!(
+        list_all(&f.store, &DlqFilter::default(), 10, min),
+        ["edge", "new"]
+    );
+    assert_eq!(
+        list_all(
+            &f.store,
+            &DlqFilter {
+                workflow_run_id: Some("wfr_r".into()),
+                ..DlqFilter::default()
+            },
+            1,
+            min
+        ),
+        ["edge", "new"]
+    );
+    assert_eq!(f.store.dlq_count(min).expect("count"), 2);
+    // A bulk delete does not count entries that are already gone.
+    let (deleted, _) = f
+        .store
+        .delete_dlq_matching(&DlqFilter::default(), None, 100, 3_000)
+        .expect("delete");
+    assert_eq!(deleted, 1);
+    assert_eq!(f.store.purge_expired(min).expect("purge"), 1);
+    assert_eq!(f.store.dlq_count(0).expect("count"), 1);
+    assert_eq!(f.store.get_dlq("old", 0).expect("get"), None);
+}
+
+#[test]
+fn a_full_dlq_evicts_its_oldest_entries() {
+    let f = fixture();
+    f.store
+        .insert_dlq(
+            &[
+                entry("c", 100, "wfr_e"),
+                entry("a", 300, "wfr_e"),
+                entry("b", 100, "wfr_e"),
+            ],
+            5,
+        )
+        .expect("insert");
+    assert_eq!(f.store.dlq_count(0).expect("count"), 3);
+    f.store
+        .insert_dlq(
+            &[
+                entry("d", 400, "wfr_e"),
+                entry("e", 50, "wfr_e"),
+                entry("f", 500, "wfr_e"),
+            ],
+            5,
+        )
+        .expect("insert");
+    // Six entries, room for five: the oldest (`e`, at 50) goes.
+    assert_eq!(
+        list_all(&f.store, &DlqFilter::default(), 10, 0),
+        ["a", "b", "c", "d", "f"]
+    );
+    // Two more: the two at 100 go, the tie broken by dlqId (`b` before `c`).
+    f.store
+        .insert_dlq(&[entry("g", 600, "wfr_e")], 5)
+        .expect("insert");
+    assert_eq!(
+        list_all(&f.store, &DlqFilter::default(), 10, 0),
+        ["a", "c", "d", "f", "g"]
+    );
+    f.store
+        .insert_dlq(&[entry("h", 700, "wfr_e")], 5)
+        .expect("insert");
+    assert_eq!(
+        list_all(&f.store, &DlqFilter::default(), 10, 0),
+        ["a", "d", "f", "g", "h"]
+    );
+    // A batch larger than the limit keeps only its newest entries.
+    let batch: Vec<_> = (0..8)
+        .map(|i| entry(&format!("z{i}"), 1000 + i, "wfr_e"))
+        .collect();
+    f.store.insert_dlq(&batch, 3).expect("insert");
+    assert_eq!(
+        list_all(&f.store, &DlqFilter::default(), 10, 0),
+        ["z5", "z6", "z7"]
+    );
+}
+
+#[test]
+fn everything_survives_closing_and_reopening() {
+    let f = fixture();
+    let account = default_account("team@example.com", "token-1".into(), 1_700_000_000_000);
+    f.store
+        .create_account(&account, "mgmt-key")
+        .expect("account");
+    let rotated = f
+        .store
+        .rotate_credentials("token-2", "password-2")
+        .expect("rotate");
+    assert_eq!(rotated.token, "token-2");
+    assert_eq!(rotated.password, "password-2");
+    assert_eq!(
+        rotated.id, account.id,
+        "rotation keeps the rest of the record"
+    );
+    let entries = varied_entries();
+    f.insert(&entries);
+    f.store
+        .insert_runs(&[ActiveRun {
+            workflow_run_id: "wfr_live".into(),
+            workflow_url: "https://example.com/wf".into(),
+            workflow_created_at: 1,
+        }])
+        .expect("runs");
+    let endpoints = [UrlGroupEndpoint {
+        name: "primary".into(),
+        url: "https://example.com/hook".into(),
+    }];
+    let group = f
+        .store
+        .put_url_group("orders", &endpoints, 1_000)
+        .expect("group");
+    let index = search_index();
+    f.store.put_index(&index).expect("index");
+    f.store
+        .add_usage_batch(&[("delivered".into(), 60_000, 2.0)])
+        .expect("usage");
+    let path = f.path.clone();
+    drop(f.store);
+
+    let store = SqliteStore::open(&path).expect("reopen");
+    let reopened = store.account().expect("account").expect("an account");
+    assert_eq!(reopened, rotated);
+    assert_eq!(
+        store.management_key().expect("key").as_deref(),
+        Some("mgmt-key")
+    );
+    assert_eq!(
+        list_all(&store, &DlqFilter::default(), 100, 0),
+        ids(&entries)
+    );
+    assert_eq!(
+        store.get_dlq("v0001", 0).expect("get"),
+        Some(entries[1].clone())
+    );
+    assert!(store.cancel_run("wfr_live", 0).expect("cancel"));
+    assert_eq!(store.url_group("orders").expect("group"), Some(group));
+    assert_eq!(
+        store.index(&index.id.to_string()).expect("index"),
+        Some(index)
+    );
+    assert_eq!(
+        store
+            .usage_between("delivered", 0, i64::MAX)
+            .expect("usage"),
+        [(60_000, 2.0)]
+    );
+    // Generated ids stay unique across a reopen.
+    let before: BTreeSet<String> = list_all(&store, &DlqFilter::default(), 1000, 0)
+        .into_iter()
+        .collect();
+    let first = store
+        .insert_dlq(&[entry("", 9_000, "wfr_x")], NO_LIMIT)
+        .expect("insert");
+    drop(store);
+    let store = SqliteStore::open(&path).expect("reopen");
+    let second = store
+        .insert_dlq(&[entry("", 9_000, "wfr_x")], NO_LIMIT)
+        .expect("insert after reopen");
+    assert_ne!(first, second);
+    assert!(!before.contains(&second.dlq_ids[0]));
+    assert_eq!(store.integrity_check().expect("check"), "ok");
+}
+
+#[test]
+fn rotation_without_an_account_is_refused() {
+    let f = fixture();
+    assert!(matches!(
+        f.store.rotate_credentials("t", "p"),
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(f.store.account().expect("account"), None);
+}

@@ -1,0 +1,129 @@
+//! The store's semantics, call by call, on real SQLite files: ids, filters, keyset pagination
+//! under concurrent change, deletes, cancel, retention, eviction, durability across reopen and
+//! usage counters. Each expectation is computed independently of the SQL (a Rust predicate over
+//! what was inserted), so a wrong query fails here rather than in an HTTP test.
+
+use courier_models::{
+    FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState, HeaderMap, IndexRegion,
+    IndexType, SearchIndex, UrlGroupEndpoint,
+};
+use courier_service::account::default_account;
+use courier_service::store::{ActiveRun, DlqFilter, SqliteStore, Store, StoreError};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Far above anything a test inserts, so nothing is evicted unless a test asks for it.
+const NO_LIMIT: u64 = 1_000_000;
+
+struct Fixture {
+    // Kept so the directory outlives the store.
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    store: SqliteStore,
+}
+
+impl Fixture {
+    /// Inserts `entries` with no size limit; the ids they were stored under.
+    fn insert(&self, entries: &[FailedWorkflowRun]) -> Vec<String> {
+        self.store
+            .insert_dlq(entries, NO_LIMIT)
+            .expect("insert")
+            .dlq_ids
+    }
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A directory that does not exist yet: open must create it.
+    let path = dir.path().join("nested").join("courier.sqlite3");
+    let store = SqliteStore::open(&path).expect("open");
+    Fixture {
+        _dir: dir,
+        path,
+        store,
+    }
+}
+
+fn headers(pairs: &[(&str, &[&str])]) -> HeaderMap {
+    HeaderMap(
+        pairs
+            .iter()
+            .map(|(k, vs)| {
+                (
+                    (*k).to_owned(),
+                    vs.iter().map(|v| (*v).to_owned()).collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// An entry with only the required fields set.
+fn entry(dlq_id: &str, created_at: i64, run: &str) -> FailedWorkflowRun {
+    FailedWorkflowRun {
+        body: None,
+        body_base64: None,
+        caller_ip: None,
+        created_at,
+        dlq_id: dlq_id.to_owned(),
+        failure_callback: None,
+        failure_callback_header: None,
+        failure_callback_info: None,
+        flow_control_key: None,
+        header: headers(&[]),
+        label: None,
+        labels: Vec::new(),
+        max_retries: 3,
+        message_id: format!("msg_{dlq_id}_{created_at}"),
+        method: "POST".into(),
+        not_before: None,
+        response_body: None,
+        response_body_base64: None,
+        response_header: None,
+        response_status: None,
+        url: "https://example.com/step".into(),
+        workflow_created_at: created_at - 1000,
+        workflow_run_id: run.to_owned(),
+        workflow_url: "https://example.com/wf".into(),
+    }
+}
+
+fn ids(entries: &[FailedWorkflowRun]) -> Vec<String> {
+    entries.iter().map(|e| e.dlq_id.clone()).collect()
+}
+
+/// Every page of a scan, checking each page's shape on the way.
+fn list_all(store: &SqliteStore, filter: &DlqFilter, page: usize, min: i64) -> Vec<String> {
+    let mut all = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let got = store
+            .list_dlq(filter, after.as_deref(), page, min)
+            .expect("list");
+        assert!(got.entries.len() <= page, "a page holds at most `limit`");
+        if let Some(next) = &got.next_after {
+            assert_eq!(got.entries.len(), page, "a page before the last is full");
+            assert_eq!(Some(next), got.entries.last().map(|e| &e.dlq_id));
+        }
+        all.extend(ids(&got.entries));
+        match got.next_after {
+            Some(next) => after = Some(next),
+            None => return all,
+        }
+    }
+}
+
+fn assert_strictly_ascending(ids: &[String]) {
+    for pair in ids.windows(2) {
+        assert!(pair[0] < pair[1], "not strictly ascending: {pair:?}");
+    }
+}
+
+mod entries;
+mod filters;
+mod lifecycle;
+mod pagination;
+mod resources;

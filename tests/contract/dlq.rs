@@ -1,0 +1,300 @@
+//! The DLQ through the client: pagination and filters, paging under writes, get, bulk delete, cancel.
+
+use super::*;
+
+#[tokio::test]
+async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
+    let service = TestService::start().await;
+    let base = now_ms() - 3_600_000;
+    let inputs: Vec<Value> = (0..1050).map(|i| run(i, base + i as i64)).collect();
+    let ids = service.insert_dlq(&inputs).await;
+    assert_eq!(ids.len(), 1050);
+    let client = messaging_client(&service);
+
+    let all = list_all(&client, |r| r).await;
+    assert_eq!(all.len(), 1050, "every entry once");
+    assert_eq!(
+        all.iter().collect::<BTreeSet<_>>().len(),
+        1050,
+        "no duplicates"
+    );
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted, "ascending dlqId order");
+
+    // Expected sets computed directly from the inserted data.
+    let by_index = |keep: &dyn Fn(usize) -> bool| -> BTreeSet<String> {
+        (0..1050)
+            .filter(|i| keep(*i))
+            .map(|i| ids[i].clone())
+            .collect()
+    };
+    let filtered = list_all(&client, |r| {
+        r.workflow_url(vec![
+            "https://a.example/wf".into(),
+            "https://b.example/wf".into(),
+        ])
+    })
+    .await;
+    assert_eq!(
+        filtered.into_iter().collect::<BTreeSet<_>>(),
+        by_index(&|i| i % 3 != 2)
+    );
+    let filtered = list_all(&client, |r| {
+        r.label(vec!["label-1".into()])
+            .caller_ip(vec!["10.0.0.1".into(), "10.0.0.3".into()])
+    })
+    .await;
+    assert_eq!(
+        filtered.into_iter().collect::<BTreeSet<_>>(),
+        by_index(&|i| i % 5 == 1 && i % 2 == 1)
+    );
+    let filtered = list_all(&client, |r| {
+        r.failure_function_state(vec![FailureFunctionState::CallbackFail])
+            .flow_control_key(vec!["key-0".into()])
+            .from_date(base + 100)
+            .to_date(base + 900)
+    })
+    .await;
+    assert_eq!(
+        filtered.into_iter().collect::<BTreeSet<_>>(),
+        by_index(&|i| i % 4 == 2 && i % 2 == 0 && (100..=900).contains(&i))
+    );
+    let filtered = list_all(&client, |r| r.workflow_run_id("wfr_00007")).await;
+    assert_eq!(
+        filtered.into_iter().collect::<BTreeSet<_>>(),
+        by_index(&|i| i / 2 == 7)
+    );
+    let filtered = list_all(&client, |r| r.workflow_created_at(base + 41 - 1000)).await;
+    assert_eq!(filtered, [ids[41].clone()]);
+}
+
+#[tokio::test]
+async fn paging_while_others_insert_and_delete_never_repeats_or_skips_stable_entries() {
+    let service = TestService::start().await;
+    let base = now_ms() - 3_600_000;
+    let ids = service
+        .insert_dlq(
+            &(0..600)
+                .map(|i| run(i, base + i as i64))
+                .collect::<Vec<_>>(),
+        )
+        .await;
+    let client = messaging_client(&service);
+    // Entries 0..300 stay for the whole scan; 300..600 are deleted while paging.
+    let stable: BTreeSet<String> = ids[..300].iter().cloned().collect();
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut round = 0;
+    loop {
+        let mut request = client
+            .list_workflow_dlq()
+            .count(NonZeroU64::new(50).expect("nonzero"));
+        if let Some(cursor) = &cursor {
+            request = request.cursor(cursor.clone());
+        }
+        let page = request.send().await.expect("list").into_inner();
+        seen.extend(page.messages.into_iter().map(|m| m.dlq_id));
+        round += 1;
+        // Concurrent changes between pages: new entries arrive, volatile ones go.
+        service
+            .insert_dlq(&[run(10_000 + round, base + 5000 + round as i64)])
+            .await;
+        let volatile: Vec<String> = ids[300..]
+            .iter()
+            .skip(round * 20)
+            .take(20)
+            .cloned()
+            .collect();
+        client
+            .delete_workflow_dlq_bulk()
+            .dlq_ids(volatile)
+            .send()
+            .await
+            .expect("delete");
+        match page.cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    let seen_set: BTreeSet<String> = seen.iter().cloned().collect();
+    assert_eq!(seen.len(), seen_set.len(), "no entry was served twice");
+    assert!(
+        stable.is_subset(&seen_set),
+        "every entry present throughout was served"
+    );
+}
+
+#[tokio::test]
+async fn get_one_returns_every_field_and_404_when_gone() {
+    let service = TestService::start().await;
+    let mut input = run(1, now_ms() - 1000);
+    input["bodyBase64"] = json!("//4AAQ==");
+    input.as_object_mut().expect("object").remove("body");
+    input["label"] = json!("legacy");
+    input["failureCallbackHeader"] = json!({"X-Callback": ["1"]});
+    input["notBefore"] = json!(now_ms());
+    input["responseBodyBase64"] = json!("gAE=");
+    input["responseStatus"] = json!(502);
+    let id = service.insert_dlq(&[input.clone()]).await.remove(0);
+    let client = messaging_client(&service);
+    let run = client
+        .get_workflow_dlq()
+        .dlq_id(&id)
+        .send()
+        .await
+        .expect("get")
+        .into_inner();
+    let got = serde_json::to_value(&run).expect("json");
+    for (key, value) in input.as_object().expect("object") {
+        assert_eq!(&got[key], value, "field {key}");
+    }
+    assert_eq!(run.dlq_id, id);
+    assert!(!run.message_id.is_empty());
+    assert_eq!(
+        run.failure_callback_info.as_ref().map(|i| i.state),
+        Some(FailureFunctionState::CallbackSuccess)
+    );
+
+    let listed = client
+        .list_workflow_dlq()
+        .send()
+        .await
+        .expect("list")
+        .into_inner();
+    assert_eq!(
+        listed.messages[0].failure_function_state,
+        Some(FailureFunctionState::CallbackSuccess)
+    );
+    assert_eq!(listed.messages[0].body_base64.as_deref(), Some("//4AAQ=="));
+    assert_eq!(
+        listed.cursor, None,
+        "the cursor key is omitted on the last page"
+    );
+
+    client
+        .delete_dlq_message()
+        .dlq_id(&id)
+        .send()
+        .await
+        .expect("delete one");
+    let gone = client
+        .get_workflow_dlq()
+        .dlq_id(&id)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(status(&gone), 404);
+    let again = client
+        .delete_dlq_message()
+        .dlq_id(&id)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(status(&again), 404);
+}
+
+#[tokio::test]
+async fn bulk_delete_in_batches_until_empty_and_by_ids() {
+    let service = TestService::start().await;
+    let base = now_ms() - 3_600_000;
+    let ids = service
+        .insert_dlq(
+            &(0..450)
+                .map(|i| run(i, base + i as i64))
+                .collect::<Vec<_>>(),
+        )
+        .await;
+    let client = messaging_client(&service);
+
+    let by_ids = client
+        .delete_workflow_dlq_bulk()
+        .dlq_ids(vec![ids[0].clone(), ids[1].clone(), "nope".into()])
+        .label(vec!["ignored".into()])
+        .send()
+        .await
+        .expect("by ids");
+    assert_eq!((by_ids.deleted, by_ids.cursor.clone()), (2, None));
+
+    // Filter: label-2 only (90 entries), batches of 25.
+    let mut deleted = 0;
+    let mut batches = 0;
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut request = client
+            .delete_workflow_dlq_bulk()
+            .label(vec!["label-2".into()])
+            .count(NonZeroU64::new(25).expect("nonzero"));
+        if let Some(c) = &cursor {
+            request = request.cursor(c.clone());
+        }
+        let result = request.send().await.expect("batch").into_inner();
+        assert!(result.deleted <= 25);
+        deleted += result.deleted;
+        batches += 1;
+        match result.cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(deleted, 90);
+    assert!(batches >= 4, "{batches} batches");
+    assert!(
+        list_all(&client, |r| r.label(vec!["label-2".into()]))
+            .await
+            .is_empty()
+    );
+    assert_eq!(list_all(&client, |r| r).await.len(), 450 - 2 - 90);
+
+    let bad = client
+        .delete_workflow_dlq_bulk()
+        .cursor("not-a-cursor")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(status(&bad), 400);
+}
+
+#[tokio::test]
+async fn cancel_removes_the_run_and_its_entries_then_404() {
+    let service = TestService::start().await;
+    let base = now_ms() - 1000;
+    service
+        .insert_dlq(&(0..6).map(|i| run(i, base + i as i64)).collect::<Vec<_>>())
+        .await;
+    let client = messaging_client(&service);
+    client
+        .cancel_workflow_run()
+        .workflow_run_id("wfr_00001")
+        .cancel(true)
+        .send()
+        .await
+        .expect("cancel");
+    assert!(
+        list_all(&client, |r| r.workflow_run_id("wfr_00001"))
+            .await
+            .is_empty()
+    );
+    assert_eq!(list_all(&client, |r| r).await.len(), 4);
+    let again = client
+        .cancel_workflow_run()
+        .workflow_run_id("wfr_00001")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(status(&again), 404);
+
+    let response = service
+        .admin(reqwest::Method::POST, "/runs")
+        .json(&json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}]))
+        .send()
+        .await
+        .expect("runs");
+    assert_eq!(response.status(), 201);
+    client
+        .cancel_workflow_run()
+        .workflow_run_id("wfr_active")
+        .send()
+        .await
+        .expect("cancel an active run");
+}
