@@ -76,15 +76,36 @@ impl Spec {
     }
 }
 
+thread_local! {
+    /// Whether this thread is inside [`quietly`], whose panics are reported as errors.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `work`, catching a panic without printing it. The process-wide panic hook is wrapped
+/// once, and only silences panics of threads inside `quietly`: swapping the hook for each call
+/// would also swallow the messages of panics in other threads at the same time (test threads).
+fn quietly<T>(work: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static WRAP_HOOK: std::sync::Once = std::sync::Once::new();
+    WRAP_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|quiet| quiet.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    QUIET.with(|quiet| quiet.set(false));
+    result
+}
+
 /// Generates every file from the spec text.
 pub fn generate(spec_text: &str) -> Result<Vec<GeneratedFile>, CodegenError> {
     let spec = Spec::parse(spec_text)?;
     // progenitor and typify assert on specs they cannot handle; the lint catches the known cases,
     // and this turns any other into a report instead of a panic.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = std::panic::catch_unwind(|| generate_parsed(&spec));
-    std::panic::set_hook(hook);
+    let result = quietly(|| generate_parsed(&spec));
     match result {
         Ok(files) => files,
         Err(panic) => {
