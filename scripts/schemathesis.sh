@@ -24,20 +24,26 @@ run_seed() {
       --checks all --max-time "$max_time" --seed "$seed" --no-color "$@"
   }
   st --include-operation-id listWorkflowDlq --include-operation-id getWorkflowDlq \
-    --include-operation-id getUrlGroup -H "$bearer"
-  st --include-operation-id deleteDlqMessage --include-operation-id cancelWorkflowRun -H "$bearer"
+    --include-operation-id getUrlGroup --include-operation-id listDlqCompat -H "$bearer"
+  st --include-operation-id deleteDlqMessage --include-operation-id deleteWorkflowDlqMessage \
+    --include-operation-id cancelWorkflowRun --include-operation-id cancelWorkflowRuns -H "$bearer"
   st --include-operation-id deleteWorkflowDlqBulk -H "$bearer"
   st --include-tag management -a demo@courier.dev:demo-management-key
   # Every operation got past its 404s: each route answered 200 at least once.
   local route missing=0
-  for route in 'GET /v2/workflows/dlq' 'GET /v2/workflows/dlq/[^ ]+' 'DELETE /v2/workflows/dlq' \
-    'DELETE /v2/dlq/[^ ]+' 'DELETE /v2/workflows/runs/[^ ]+' 'GET /v2/topics/[^ ]+' \
-    'GET /v2/search/[^/ ]+' 'GET /v2/search/[^/ ]+/stats' 'GET /v2/svc/stats' 'POST /v2/svc/user/rotatetoken'; do
+  # The routes come from the spec: `METHOD path-regex` for every operation.
+  while read -r method path; do
+    local route="$method $path"
     local count
-    count=$(grep -cE "request method=${route%% *} path=${route#* } status=200 " "$data/serve.log" || true)
+    count=$(grep -cE "request method=$method path=$path status=200 " "$data/serve.log" || true)
     echo "seed $seed: $route answered 200 $count times"
     [ "$count" -gt 0 ] || missing=1
-  done
+  done < <(python3 -c 'import re, yaml
+spec = yaml.safe_load(open("spec/openapi.yaml"))
+for path, item in spec["paths"].items():
+    for method in item:
+        if method in ("get", "put", "post", "delete", "patch"):
+            print(method.upper(), re.sub(r"\{[^}]+\}", "[^/ ]+", path))')
   [ "$missing" = 0 ] || { echo "seed $seed: some operation never reached its success path" >&2; return 1; }
 }
 
