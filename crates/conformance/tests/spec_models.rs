@@ -23,7 +23,7 @@ macro_rules! table {
 fn model_table() -> Vec<ModelEntry> {
     table![
         "ErrorBody" => ErrorBody,
-        "HeaderMap" => HeaderMap,
+        "Headers" => Headers,
         "FailureFunctionState" => FailureFunctionState,
         "WorkflowDLQMessage" => WorkflowDlqMessage,
         "FailureCallbackInfo" => FailureCallbackInfo,
@@ -227,11 +227,11 @@ fn retargeting_a_reference_names_the_field() {
 #[test]
 fn changing_map_values_names_the_map() {
     let message = failure_after(|spec| {
-        schema_mut(spec, "HeaderMap")["additionalProperties"] = json!({"type": "string"});
+        schema_mut(spec, "Headers")["additionalProperties"] = json!({"type": "string"});
     });
     assert_names(
         &message,
-        &["HeaderMap{}: JSON type differs: spec `string`, model `array`"],
+        &["Headers{}: JSON type differs: spec `string`, model `array`"],
     );
 }
 

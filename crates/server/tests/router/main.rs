@@ -35,7 +35,7 @@ fn entry(id: &str, run: &str) -> FailedWorkflowRun {
         failure_callback_header: None,
         failure_callback_info: None,
         flow_control_key: None,
-        header: HeaderMap(BTreeMap::from([(
+        header: Headers(BTreeMap::from([(
             "Content-Type".into(),
             vec!["text/plain".into()],
         )])),
