@@ -425,15 +425,12 @@ async fn the_console_in_a_real_browser() {
         )
         .await
         .expect("hover");
-    let readout = client
-        .find(Locator::Css(
-            "figure[data-series='daily_workflow_messages.run_failed'] .readout",
-        ))
-        .await
-        .expect("readout")
-        .text()
-        .await
-        .expect("text");
+    let readout = text_when_shown(
+        &client,
+        Locator::Css("figure[data-series='daily_workflow_messages.run_failed'] .readout"),
+        "readout",
+    )
+    .await;
     assert_eq!(readout, format!("{label}: {value}"));
     let stats: serde_json::Value = reqwest::Client::new()
         .get(format!("{base}/v2/svc/stats?period=3d"))
