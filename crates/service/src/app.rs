@@ -277,8 +277,9 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     }
 }
 
-/// Background upkeep: usage counters to disk every second, expired DLQ entries purged every
-/// minute (they are already invisible to readers; this frees the space).
+/// Background upkeep: usage counters to disk and deleted DLQ entries reclaimed every second,
+/// expired DLQ entries purged every minute (both are already invisible to readers; this frees
+/// the space).
 pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -294,6 +295,7 @@ pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
             {
                 tracing::warn!(%error, "writing usage counters failed; will retry");
             }
+            reclaim_deleted(&service).await;
             if ticks.is_multiple_of(60) {
                 let floor = service.retention_floor();
                 match service
@@ -307,6 +309,27 @@ pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
             }
         }
     })
+}
+
+/// Entries reclaimed per transaction: small enough that a request waiting for the writer waits
+/// a few milliseconds at most.
+const RECLAIM_BATCH: usize = 500;
+
+/// Removes the entries deletes have marked, a small transaction at a time, until none is left.
+async fn reclaim_deleted(service: &Arc<Service>) {
+    loop {
+        match service
+            .blocking(|store| store.reclaim_deleted(RECLAIM_BATCH))
+            .await
+        {
+            Ok(0) => return,
+            Ok(_) => tokio::task::yield_now().await,
+            Err(error) => {
+                tracing::warn!(%error, "reclaiming deleted DLQ entries failed; will retry");
+                return;
+            }
+        }
+    }
 }
 
 /// The bound listeners of a running service.

@@ -186,6 +186,10 @@ pub trait Store: Send + Sync + 'static {
     /// Physically removes entries created before `min_created_at`, and the runs that entered
     /// the DLQ and have no entry left.
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError>;
+    /// The deletes above only mark entries (every read honours the mark at once); this removes
+    /// up to `at_most` marked entries for good, in one small transaction, and returns how many.
+    /// The upkeep calls it until it returns 0.
+    fn reclaim_deleted(&self, at_most: usize) -> Result<u64, StoreError>;
 
     /// Registers runs (existing ones are kept); returns how many were new.
     fn insert_runs(&self, runs: &[ActiveRun]) -> Result<u64, StoreError>;

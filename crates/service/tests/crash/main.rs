@@ -2,6 +2,9 @@
 //! admin inserts, SIGKILL at several points, a restart on the same data, and proof that nothing
 //! is torn: a sound database, every entry whole or gone, batches all-or-nothing, acknowledged
 //! writes and deletes durable, `dlq_message_count` equal to the listing, credentials intact.
+//! Deletes mark entries and the upkeep reclaims them: one kill lands while marking (the bulk
+//! delete), one while reclaiming, and after each restart the reclaiming finishes with the count
+//! still exact.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -51,6 +54,9 @@ enum KillPoint {
     After(Duration),
     /// As soon as the bulk delete has this many acknowledged pages.
     AfterDeletePages(usize),
+    /// After this many acknowledged pages, once the upkeep is seen reclaiming marked entries
+    /// (fewer tombstones than a moment before, some left): a kill in the middle of reclaiming.
+    WhileReclaiming(usize),
 }
 
 struct Scenario {
@@ -146,11 +152,11 @@ async fn crash_and_check(
     match scenario.kill {
         KillPoint::After(delay) => tokio::time::sleep(delay).await,
         KillPoint::AfterDeletePages(pages) => {
-            // Ends early if the loop stops (its failures are reported below).
-            let reached = acknowledged_pages.wait_for(|&acknowledged| acknowledged >= pages);
-            let _ = tokio::time::timeout(Duration::from_secs(30), reached)
-                .await
-                .expect("the bulk delete acknowledges pages within 30 s");
+            wait_for_pages(&mut acknowledged_pages, pages).await;
+        }
+        KillPoint::WhileReclaiming(pages) => {
+            wait_for_pages(&mut acknowledged_pages, pages).await;
+            wait_until_reclaiming(&data.path().join("courier.sqlite3")).await;
         }
     }
     let killed_after = race_started.elapsed();
@@ -326,6 +332,35 @@ async fn crash_and_check(
             }
         }
     }
+    // The upkeep reclaims what the deletes marked before the crash; the count stays exact.
+    let database = data.path().join("courier.sqlite3");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while tombstones(&database) > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "marked entries were not reclaimed in 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let relisted = list_all(server.base(), &token).await;
+    assert!(
+        relisted.keys().eq(listed.keys()),
+        "reclaiming changed what is listed: {} entries before, {} after",
+        listed.len(),
+        relisted.len()
+    );
+    let (status, stats) = send_json(
+        client
+            .get(format!("{}/v2/svc/stats", server.base()))
+            .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY)),
+    )
+    .await;
+    assert_eq!(status, 200, "{stats}");
+    assert_eq!(
+        stats["dlq_message_count"].as_u64(),
+        Some(relisted.len() as u64),
+        "dlq_message_count equals the listed total once everything is reclaimed"
+    );
     drop(server);
     eprintln!(
         "crash: {:?} (rotated: {}) killed after {} ms: {} delete pages acknowledged ({} deleted, \
@@ -341,6 +376,40 @@ async fn crash_and_check(
         fetched.len(),
         started.elapsed().as_secs_f64()
     );
+}
+
+/// Waits (at most 30 s) until the bulk delete has acknowledged `pages` pages; ends early if
+/// the loop stops (its failures are reported by the caller).
+async fn wait_for_pages(acknowledged: &mut tokio::sync::watch::Receiver<usize>, pages: usize) {
+    let reached = acknowledged.wait_for(|&count| count >= pages);
+    let _ = tokio::time::timeout(Duration::from_secs(30), reached)
+        .await
+        .expect("the bulk delete acknowledges pages within 30 s");
+}
+
+/// Entries marked deleted and not reclaimed yet, read beside the running service (WAL).
+fn tombstones(database: &Path) -> u64 {
+    rusqlite::Connection::open(database)
+        .and_then(|c| c.query_row("SELECT COUNT(*) FROM dlq_tombstones", [], |r| r.get(0)))
+        .expect("count tombstones")
+}
+
+/// Returns once the tombstones are seen going down with some left: reclaiming is under way.
+async fn wait_until_reclaiming(database: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut before = tombstones(database);
+    loop {
+        let now = tombstones(database);
+        if now > 0 && now < before {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never saw the upkeep reclaiming ({now} marked)"
+        );
+        before = now;
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
 }
 
 /// The foreign-key check can see a violation, so its zero in the crash test means something.
@@ -383,6 +452,10 @@ async fn sigkill_during_bulk_delete_and_inserts_loses_or_tears_nothing() {
         Scenario {
             kill: KillPoint::AfterDeletePages(4),
             rotate: true,
+        },
+        Scenario {
+            kill: KillPoint::WhileReclaiming(6),
+            rotate: false,
         },
     ];
     for (number, scenario) in scenarios.iter().enumerate() {

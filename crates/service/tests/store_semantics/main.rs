@@ -127,3 +127,4 @@ mod filters;
 mod lifecycle;
 mod pagination;
 mod resources;
+mod tombstones;

@@ -144,7 +144,7 @@ fn reads_do_not_wait_for_an_open_write_transaction() {
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .expect("begin");
     transaction
-        .execute("DELETE FROM dlq WHERE dlq_id = 'committed'", [])
+        .execute("DELETE FROM dlq_rows WHERE dlq_id = 'committed'", [])
         .expect("uncommitted delete");
     let started = Instant::now();
     let page = f

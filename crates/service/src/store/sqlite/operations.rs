@@ -2,7 +2,9 @@
 
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
 use super::scan::{all_records, labels_of, runs_matching_sql, scan};
-use super::schema::EXPIRED_RUNS_DELETE;
+use super::schema::{
+    EXPIRED_RUNS_DELETE, LIVE_COUNT, MARK_DELETED, RECLAIM_ROWS, RECLAIM_TOMBSTONES,
+};
 use super::{SqliteStore, from_json, lock, to_json, usage};
 use crate::store::{ActiveRun, DlqFilter, IndexUsage, Inserted, Page, Store, StoreError};
 use courier_models::{
@@ -44,12 +46,37 @@ fn cancel_in(
         params![workflow_run_id],
     )?;
     t.execute(
-        "DELETE FROM dlq WHERE workflow_run_id = ?1",
+        &format!("{MARK_DELETED} workflow_run_id = ?1"),
         params![workflow_run_id],
     )?;
     // A run whose only entries are past retention is gone already (decision 13): what is left
     // of it is removed as the purge would, and the caller hears 404.
     Ok(live > 0 || (runs > 0 && expired == 0))
+}
+
+/// Removes up to `at_most` marked entries for good (see [`RECLAIM_ROWS`]); how many.
+pub(super) fn reclaim_marked(t: &Transaction<'_>, at_most: usize) -> Result<u64, StoreError> {
+    let rows = t.execute(RECLAIM_ROWS, params![at_most as i64])?;
+    let marks = t.execute(RECLAIM_TOMBSTONES, params![at_most as i64])?;
+    debug_assert_eq!(rows, marks, "every tombstone names a row");
+    Ok(rows as u64)
+}
+
+/// Reclaims the entry `dlq_id` if it is marked deleted; whether it was.
+fn reclaim_marked_id(t: &Transaction<'_>, dlq_id: &str) -> Result<bool, StoreError> {
+    let marked: Option<i64> = t
+        .query_row(
+            "SELECT seq FROM dlq_tombstones WHERE seq = (SELECT rowid FROM dlq_rows WHERE dlq_id = ?1)",
+            params![dlq_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(seq) = marked else {
+        return Ok(false);
+    };
+    t.execute("DELETE FROM dlq_rows WHERE rowid = ?1", params![seq])?;
+    t.execute("DELETE FROM dlq_tombstones WHERE seq = ?1", params![seq])?;
+    Ok(true)
 }
 
 impl Store for SqliteStore {
@@ -134,7 +161,7 @@ impl Store for SqliteStore {
             let mut new_runs = 0;
             let mut insert = t
                 .prepare_cached(
-                    "INSERT INTO dlq (dlq_id, created_at, workflow_url, workflow_run_id, workflow_created_at,
+                    "INSERT INTO dlq_rows (dlq_id, created_at, workflow_url, workflow_run_id, workflow_created_at,
                                       failure_state, caller_ip, flow_control_key, record)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )
@@ -150,7 +177,8 @@ impl Store for SqliteStore {
                     sequence += 1;
                 }
                 let state = entry.failure_callback_info.as_ref().map(|info| info.state.to_string());
-                let inserted = insert.execute(params![
+                let record = to_json(&entry)?;
+                let row = params![
                     entry.dlq_id,
                     entry.created_at,
                     entry.workflow_url,
@@ -159,10 +187,17 @@ impl Store for SqliteStore {
                     state,
                     entry.caller_ip,
                     entry.flow_control_key,
-                    to_json(&entry)?,
-                ]);
-                match inserted {
+                    record,
+                ];
+                match insert.execute(row) {
                     Ok(_) => {}
+                    // The id may belong to a deleted entry not reclaimed yet: reclaim it now.
+                    Err(rusqlite::Error::SqliteFailure(e, _))
+                        if e.code == rusqlite::ErrorCode::ConstraintViolation
+                            && reclaim_marked_id(t, &entry.dlq_id)? =>
+                    {
+                        insert.execute(row)?;
+                    }
                     Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
                         return Err(StoreError::Invalid(format!("dlqId `{}` is already in the DLQ", entry.dlq_id)));
                     }
@@ -174,11 +209,11 @@ impl Store for SqliteStore {
                 new_runs += run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at])? as u64;
                 ids.push(entry.dlq_id);
             }
-            let total: u64 = t.query_row("SELECT COUNT(*) FROM dlq", [], |r| r.get(0))?;
+            let total: u64 = t.query_row(LIVE_COUNT, params![i64::MIN], |r| r.get(0))?;
             if total > max_dlq_size {
                 // Decision 13: a full DLQ evicts its oldest entries.
                 t.execute(
-                    "DELETE FROM dlq WHERE rowid IN (SELECT rowid FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)",
+                    &format!("{MARK_DELETED} seq IN (SELECT seq FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)"),
                     params![total - max_dlq_size],
                 )
                 ?;
@@ -239,7 +274,7 @@ impl Store for SqliteStore {
             let result = self.shrink(|t| {
                 // Entries past retention are already gone (decision 13): not deleted, not counted.
                 let mut delete =
-                    t.prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")?;
+                    t.prepare_cached(&format!("{MARK_DELETED} dlq_id = ?1 AND created_at >= ?2"))?;
                 let mut deleted = 0;
                 for id in &ids[start..end] {
                     deleted += delete.execute(params![id, min_created_at])? as u64;
@@ -274,7 +309,7 @@ impl Store for SqliteStore {
                         .collect();
                 let more = ids.len() > limit;
                 ids.truncate(limit);
-                let mut delete = t.prepare_cached("DELETE FROM dlq WHERE dlq_id = ?1")?;
+                let mut delete = t.prepare_cached(&format!("{MARK_DELETED} dlq_id = ?1"))?;
                 for id in &ids {
                     delete.execute(params![id])?;
                 }
@@ -290,7 +325,7 @@ impl Store for SqliteStore {
     fn delete_dlq_one(&self, dlq_id: &str, min_created_at: i64) -> Result<bool, StoreError> {
         self.shrink(|t| {
             Ok(t.execute(
-                "DELETE FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2",
+                &format!("{MARK_DELETED} dlq_id = ?1 AND created_at >= ?2"),
                 params![dlq_id, min_created_at],
             )? > 0)
         })
@@ -298,12 +333,8 @@ impl Store for SqliteStore {
 
     fn dlq_count(&self, min_created_at: i64) -> Result<u64, StoreError> {
         self.read(|c| {
-            c.query_row(
-                "SELECT COUNT(*) FROM dlq WHERE created_at >= ?1",
-                params![min_created_at],
-                |r| r.get(0),
-            )
-            .map_err(StoreError::from)
+            c.query_row(LIVE_COUNT, params![min_created_at], |r| r.get(0))
+                .map_err(StoreError::from)
         })
     }
 
@@ -322,11 +353,21 @@ impl Store for SqliteStore {
             // A run that entered the DLQ and has no entry left within retention is gone with
             // its entries (decision 13), so cancel answers the same before and after a purge.
             t.execute(EXPIRED_RUNS_DELETE, params![min_created_at])?;
-            Ok(t.execute(
-                "DELETE FROM dlq WHERE created_at < ?1",
+            // Expired entries go for good, marked or not; the count is of the live ones.
+            let marked = t.execute(
+                "DELETE FROM dlq_tombstones WHERE seq IN (SELECT rowid FROM dlq_rows WHERE created_at < ?1)",
                 params![min_created_at],
-            )? as u64)
+            )?;
+            let rows = t.execute(
+                "DELETE FROM dlq_rows WHERE created_at < ?1",
+                params![min_created_at],
+            )?;
+            Ok((rows - marked) as u64)
         })
+    }
+
+    fn reclaim_deleted(&self, at_most: usize) -> Result<u64, StoreError> {
+        self.shrink(|t| reclaim_marked(t, at_most))
     }
 
     fn insert_runs(&self, runs: &[ActiveRun]) -> Result<u64, StoreError> {

@@ -143,6 +143,10 @@ impl SqliteStore {
             other => other,
         };
         if result.is_ok() && lock(&self.full).is_some() {
+            // Deletes only mark entries; on a full store their pages are wanted back now.
+            while let Ok(reclaimed) = self.transact(|t| super::operations::reclaim_marked(t, 1000))
+                && reclaimed > 0
+            {}
             self.compact();
         }
         result
