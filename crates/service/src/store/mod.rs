@@ -42,6 +42,16 @@ pub struct Page {
     pub next_after: Option<String>,
 }
 
+/// A page of entries as their stored list-shape JSON (section 2.1), exactly what serde writes
+/// for each `WorkflowDlqMessage`: a list response is these joined, with no entry parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonPage {
+    /// One JSON object per entry, in ascending `dlqId` order.
+    pub messages: Vec<String>,
+    /// The last id of this page when more matching entries exist.
+    pub next_after: Option<String>,
+}
+
 /// What kind of index activity a usage event records (decision 17).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum IndexActivity {
@@ -159,6 +169,18 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
         min_created_at: i64,
     ) -> Result<Page, StoreError>;
+    /// [`Store::get_dlq`] as the entry's stored JSON: the full shape (section 2.2), exactly
+    /// what serde writes for the `FailedWorkflowRun`.
+    fn get_dlq_json(&self, dlq_id: &str, min_created_at: i64)
+    -> Result<Option<String>, StoreError>;
+    /// [`Store::list_dlq`] as each entry's stored list-shape JSON (see [`JsonPage`]).
+    fn list_dlq_json(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<JsonPage, StoreError>;
     /// Deletes these ids (unknown ones, and ones created before `min_created_at`, skipped) in one
     /// transaction; returns how many went.
     fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError>;

@@ -128,3 +128,4 @@ mod lifecycle;
 mod pagination;
 mod resources;
 mod tombstones;
+mod wire;

@@ -13,6 +13,7 @@ mod operations;
 mod pool;
 mod scan;
 mod schema;
+mod steps;
 mod usage;
 
 use super::StoreError;

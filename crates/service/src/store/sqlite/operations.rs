@@ -1,83 +1,18 @@
 //! The [`Store`] methods: each one transaction on the writer, or one read on a reader.
 
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
-use super::scan::{all_records, labels_of, runs_matching_sql, scan};
-use super::schema::{
-    EXPIRED_RUNS_DELETE, LIVE_COUNT, MARK_DELETED, RECLAIM_ROWS, RECLAIM_TOMBSTONES,
-};
+use super::scan::{Read, all_records, labels_of, runs_matching_sql, scan};
+use super::schema::{EXPIRED_RUNS_DELETE, LIVE_COUNT, MARK_DELETED};
+use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, scan_page};
 use super::{SqliteStore, from_json, lock, to_json, usage};
-use crate::store::{ActiveRun, DlqFilter, IndexUsage, Inserted, Page, Store, StoreError};
+use crate::store::{ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, Store, StoreError};
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
+    WorkflowDlqMessage,
 };
-use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
+use rusqlite::{OptionalExtension, params, params_from_iter};
 use std::collections::BTreeSet;
 use std::path::Path;
-
-fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, StoreError> {
-    let next: u64 = transaction
-        .query_row(
-            "SELECT value FROM meta WHERE key = 'next_dlq_seq'",
-            [],
-            |row| row.get(0),
-        )
-        .optional()?
-        .unwrap_or(0);
-    transaction
-        .execute("INSERT INTO meta (key, value) VALUES ('next_dlq_seq', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1", params![next + count])
-        ?;
-    Ok(next)
-}
-
-/// Removes a run and its DLQ entries; whether it counted as there (see [`Store::cancel_run`]).
-fn cancel_in(
-    t: &Transaction<'_>,
-    workflow_run_id: &str,
-    min_created_at: i64,
-) -> Result<bool, StoreError> {
-    let (live, expired): (u64, u64) = t.query_row(
-        "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
-             FROM dlq WHERE workflow_run_id = ?1",
-        params![workflow_run_id, min_created_at],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let runs = t.execute(
-        "DELETE FROM runs WHERE workflow_run_id = ?1",
-        params![workflow_run_id],
-    )?;
-    t.execute(
-        &format!("{MARK_DELETED} workflow_run_id = ?1"),
-        params![workflow_run_id],
-    )?;
-    // A run whose only entries are past retention is gone already (decision 13): what is left
-    // of it is removed as the purge would, and the caller hears 404.
-    Ok(live > 0 || (runs > 0 && expired == 0))
-}
-
-/// Removes up to `at_most` marked entries for good (see [`RECLAIM_ROWS`]); how many.
-pub(super) fn reclaim_marked(t: &Transaction<'_>, at_most: usize) -> Result<u64, StoreError> {
-    let rows = t.execute(RECLAIM_ROWS, params![at_most as i64])?;
-    let marks = t.execute(RECLAIM_TOMBSTONES, params![at_most as i64])?;
-    debug_assert_eq!(rows, marks, "every tombstone names a row");
-    Ok(rows as u64)
-}
-
-/// Reclaims the entry `dlq_id` if it is marked deleted; whether it was.
-fn reclaim_marked_id(t: &Transaction<'_>, dlq_id: &str) -> Result<bool, StoreError> {
-    let marked: Option<i64> = t
-        .query_row(
-            "SELECT seq FROM dlq_tombstones WHERE seq = (SELECT rowid FROM dlq_rows WHERE dlq_id = ?1)",
-            params![dlq_id],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let Some(seq) = marked else {
-        return Ok(false);
-    };
-    t.execute("DELETE FROM dlq_rows WHERE rowid = ?1", params![seq])?;
-    t.execute("DELETE FROM dlq_tombstones WHERE seq = ?1", params![seq])?;
-    Ok(true)
-}
 
 impl Store for SqliteStore {
     fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
@@ -162,8 +97,8 @@ impl Store for SqliteStore {
             let mut insert = t
                 .prepare_cached(
                     "INSERT INTO dlq_rows (dlq_id, created_at, workflow_url, workflow_run_id, workflow_created_at,
-                                      failure_state, caller_ip, flow_control_key, record)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                      failure_state, caller_ip, flow_control_key, record, listed)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 ?;
             let mut label = t.prepare_cached("INSERT OR IGNORE INTO dlq_labels (label, dlq_id) VALUES (?1, ?2)")?;
@@ -178,6 +113,8 @@ impl Store for SqliteStore {
                 }
                 let state = entry.failure_callback_info.as_ref().map(|info| info.state.to_string());
                 let record = to_json(&entry)?;
+                // Both shapes as serde writes them, once: reads serve these bytes as they are.
+                let listed = to_json(&WorkflowDlqMessage::from(entry.clone()))?;
                 let row = params![
                     entry.dlq_id,
                     entry.created_at,
@@ -188,6 +125,7 @@ impl Store for SqliteStore {
                     entry.caller_ip,
                     entry.flow_control_key,
                     record,
+                    listed,
                 ];
                 match insert.execute(row) {
                     Ok(_) => {}
@@ -227,14 +165,23 @@ impl Store for SqliteStore {
         dlq_id: &str,
         min_created_at: i64,
     ) -> Result<Option<FailedWorkflowRun>, StoreError> {
+        self.get_dlq_json(dlq_id, min_created_at)?
+            .map(|text| from_json(&text))
+            .transpose()
+    }
+
+    fn get_dlq_json(
+        &self,
+        dlq_id: &str,
+        min_created_at: i64,
+    ) -> Result<Option<String>, StoreError> {
         self.read(|c| {
-            let record: Option<String> = c
-                .prepare_cached("SELECT record FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
+            c.prepare_cached("SELECT record FROM dlq WHERE dlq_id = ?1 AND created_at >= ?2")
                 .and_then(|mut s| {
                     s.query_row(params![dlq_id, min_created_at], |r| r.get(0))
                         .optional()
-                })?;
-            record.map(|text| from_json(&text)).transpose()
+                })
+                .map_err(StoreError::from)
         })
     }
 
@@ -246,20 +193,44 @@ impl Store for SqliteStore {
         min_created_at: i64,
     ) -> Result<Page, StoreError> {
         self.read(|c| {
-            let mut rows = scan(c, filter, after, limit + 1, min_created_at, true)?;
-            let more = rows.len() > limit;
-            rows.truncate(limit);
+            let (rows, next_after) =
+                scan_page(c, filter, after, limit, min_created_at, Read::Records)?;
             let entries = rows
                 .iter()
-                .map(|(_, text)| from_json(text))
+                .map(|(_, text, _)| from_json(text))
                 .collect::<Result<Vec<FailedWorkflowRun>, _>>()?;
-            let next_after = if more {
-                entries.last().map(|e| e.dlq_id.clone())
-            } else {
-                None
-            };
             Ok(Page {
                 entries,
+                next_after,
+            })
+        })
+    }
+
+    fn list_dlq_json(
+        &self,
+        filter: &DlqFilter,
+        after: Option<&str>,
+        limit: usize,
+        min_created_at: i64,
+    ) -> Result<JsonPage, StoreError> {
+        self.read(|c| {
+            let (rows, next_after) =
+                scan_page(c, filter, after, limit, min_created_at, Read::Listed)?;
+            let messages = rows
+                .into_iter()
+                .map(|(_, text, stand_in)| {
+                    if stand_in {
+                        // A row from before migration 4: its list shape made from the record.
+                        to_json(&WorkflowDlqMessage::from(from_json::<FailedWorkflowRun>(
+                            &text,
+                        )?))
+                    } else {
+                        Ok(text)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(JsonPage {
+                messages,
                 next_after,
             })
         })
@@ -303,9 +274,9 @@ impl Store for SqliteStore {
         loop {
             let result = self.shrink(|t| {
                 let mut ids: Vec<String> =
-                    scan(t, filter, after, limit + 1, min_created_at, false)?
+                    scan(t, filter, after, limit + 1, min_created_at, Read::Ids)?
                         .into_iter()
-                        .map(|(id, _)| id)
+                        .map(|(id, _, _)| id)
                         .collect();
                 let more = ids.len() > limit;
                 ids.truncate(limit);
@@ -345,7 +316,7 @@ impl Store for SqliteStore {
         at_most: usize,
     ) -> Result<u64, StoreError> {
         // Ids only: the same scan as a list, without reading any record.
-        self.read(|c| Ok(scan(c, filter, None, at_most, min_created_at, false)?.len() as u64))
+        self.read(|c| Ok(scan(c, filter, None, at_most, min_created_at, Read::Ids)?.len() as u64))
     }
 
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError> {

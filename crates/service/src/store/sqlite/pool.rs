@@ -29,6 +29,10 @@ pub const RESERVE_BYTES: u64 = 8 << 20;
 pub(super) const HEADROOM_PAGES: i64 = 16;
 
 impl SqliteStore {
+    /// The schema version of an up-to-date file (`PRAGMA user_version`): how many migrations
+    /// there are.
+    pub const SCHEMA_VERSION: usize = super::schema::SCHEMA_VERSION;
+
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -144,7 +148,7 @@ impl SqliteStore {
         };
         if result.is_ok() && lock(&self.full).is_some() {
             // Deletes only mark entries; on a full store their pages are wanted back now.
-            while let Ok(reclaimed) = self.transact(|t| super::operations::reclaim_marked(t, 1000))
+            while let Ok(reclaimed) = self.transact(|t| super::steps::reclaim_marked(t, 1000))
                 && reclaimed > 0
             {}
             self.compact();
@@ -231,7 +235,7 @@ impl SqliteStore {
     ) -> Result<String, StoreError> {
         self.read(|c| {
             let mut plans = Vec::new();
-            for (sql, values) in scan_queries(filter, after, 101, 0, true) {
+            for (sql, values) in scan_queries(filter, after, 101, 0, super::scan::Read::Listed) {
                 let mut statement = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
                 let steps = statement
                     .query_map(params_from_iter(values), |row| row.get::<_, String>(3))?

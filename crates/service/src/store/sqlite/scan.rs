@@ -90,8 +90,35 @@ pub(super) fn filter_sql(
     (sql, values)
 }
 
+/// What a scan reads of each entry besides its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Read {
+    /// Nothing: counts and deletes.
+    Ids,
+    /// The full record (section 2.2 JSON).
+    Records,
+    /// The stored list shape (section 2.1 JSON), or the record where a row has none yet.
+    Listed,
+}
+
+impl Read {
+    /// The three columns each query selects: id, text, and whether the text is a record
+    /// standing in for a missing list shape.
+    fn columns(self) -> &'static str {
+        match self {
+            Read::Ids => "dlq.dlq_id, '', 0",
+            Read::Records => "dlq.dlq_id, dlq.record, 0",
+            Read::Listed => "dlq.dlq_id, IFNULL(dlq.listed, dlq.record), dlq.listed IS NULL",
+        }
+    }
+}
+
+/// One scanned entry: its id, the text [`Read`] asked for, and whether that text is a record
+/// standing in for a list shape the row does not have.
+pub(super) type Scanned = (String, String, bool);
+
 /// The queries that list the first `take` entries matching `filter` after `after`, in `dlq_id`
-/// order, each selecting `(dlq_id, record)` (the record is empty unless `records`).
+/// order, each selecting what `read` says.
 ///
 /// Without a label filter, or with a run id (a run has a handful of entries), one query on
 /// `dlq` walks the index SQLite picks, checking labels row by row. Otherwise one query per label
@@ -103,13 +130,9 @@ pub(super) fn scan_queries(
     after: Option<&str>,
     take: usize,
     min_created_at: i64,
-    records: bool,
+    read: Read,
 ) -> Vec<(String, Vec<SqlValue>)> {
-    let columns = if records {
-        "dlq.dlq_id, dlq.record"
-    } else {
-        "dlq.dlq_id, ''"
-    };
+    let columns = read.columns();
     let labels: BTreeSet<&str> = filter.label.iter().map(String::as_str).collect();
     if labels.is_empty() || filter.workflow_run_id.is_some() {
         let (condition, mut values) = filter_sql(filter, after, min_created_at, true);
@@ -153,27 +176,31 @@ pub(super) fn all_records<T: serde::de::DeserializeOwned>(
     texts.iter().map(|text| from_json(text)).collect()
 }
 
-/// Runs [`scan_queries`] and merges their pages into the first `take` `(dlq_id, record)`.
+/// Runs [`scan_queries`] and merges their pages into the first `take` entries.
 pub(super) fn scan(
     connection: &Connection,
     filter: &DlqFilter,
     after: Option<&str>,
     take: usize,
     min_created_at: i64,
-    records: bool,
-) -> Result<Vec<(String, String)>, StoreError> {
+    read: Read,
+) -> Result<Vec<Scanned>, StoreError> {
     let mut merged = std::collections::BTreeMap::new();
-    for (sql, values) in scan_queries(filter, after, take, min_created_at, records) {
+    for (sql, values) in scan_queries(filter, after, take, min_created_at, read) {
         let mut statement = connection.prepare_cached(&sql)?;
         let rows = statement.query_map(params_from_iter(values), |row| {
-            Ok((row.get(0)?, row.get(1)?))
+            Ok((row.get(0)?, (row.get(1)?, row.get(2)?)))
         })?;
         for row in rows {
-            let (id, record): (String, String) = row?;
-            merged.insert(id, record);
+            let (id, (text, stand_in)): (String, (String, bool)) = row?;
+            merged.insert(id, (text, stand_in));
         }
     }
-    Ok(merged.into_iter().take(take).collect())
+    Ok(merged
+        .into_iter()
+        .take(take)
+        .map(|(id, (text, stand_in))| (id, text, stand_in))
+        .collect())
 }
 
 /// Every label of an entry: its `labels` and its deprecated `label`, once each.

@@ -91,6 +91,20 @@ const MIGRATION_LIST: &[M<'static>] = &[
          WHERE NOT EXISTS (SELECT 1 FROM dlq_tombstones WHERE dlq_tombstones.seq = dlq_rows.rowid);
 ",
     ),
+    // 4: each entry's list shape (section 2.1) as JSON, written once at insert (issue 16), so a
+    // list page is stored bytes joined, not 100 records parsed and re-serialised. `record` is
+    // already the full shape (2.2) as serde writes it. Rows of older files have no list shape;
+    // reads make it from `record`. (A spec change that alters a stored shape needs a migration
+    // that rewrites both columns: the stored bytes are served as they are.) The view is made
+    // again so that its `dlq_rows.*` includes the new column.
+    M::up(
+        "ALTER TABLE dlq_rows ADD COLUMN listed TEXT;
+     DROP VIEW dlq;
+     CREATE VIEW dlq AS
+         SELECT dlq_rows.rowid AS seq, dlq_rows.*
+         FROM dlq_rows
+         WHERE NOT EXISTS (SELECT 1 FROM dlq_tombstones WHERE dlq_tombstones.seq = dlq_rows.rowid);",
+    ),
 ];
 
 const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATION_LIST);
@@ -132,7 +146,7 @@ fn configure(connection: &Connection) -> Result<(), StoreError> {
 }
 
 /// The number of migrations, which is the schema version of an up-to-date database.
-const SCHEMA_VERSION: usize = MIGRATION_LIST.len();
+pub(super) const SCHEMA_VERSION: usize = MIGRATION_LIST.len();
 
 /// Brings the writer's file to the current schema with the connection settings: refuses a file
 /// of a newer courier before anything is written to it (switching it to WAL mode would already

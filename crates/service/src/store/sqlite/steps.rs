@@ -1,0 +1,93 @@
+//! Steps the [`Store`](crate::store::Store) methods share: each runs inside the caller's
+//! transaction (or read), so a method composes them and stays one transaction.
+
+use super::scan::{Read, Scanned, scan};
+use super::schema::{MARK_DELETED, RECLAIM_ROWS, RECLAIM_TOMBSTONES};
+use crate::store::{DlqFilter, StoreError};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+/// Reserves `count` numbers of the id sequence; the first of them.
+pub(super) fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, StoreError> {
+    let next: u64 = transaction
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'next_dlq_seq'",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?
+        .unwrap_or(0);
+    transaction
+        .execute("INSERT INTO meta (key, value) VALUES ('next_dlq_seq', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1", params![next + count])
+        ?;
+    Ok(next)
+}
+
+/// Removes a run and its DLQ entries; whether it counted as there (see [`Store::cancel_run`]).
+pub(super) fn cancel_in(
+    t: &Transaction<'_>,
+    workflow_run_id: &str,
+    min_created_at: i64,
+) -> Result<bool, StoreError> {
+    let (live, expired): (u64, u64) = t.query_row(
+        "SELECT COUNT(*) FILTER (WHERE created_at >= ?2), COUNT(*) FILTER (WHERE created_at < ?2)
+             FROM dlq WHERE workflow_run_id = ?1",
+        params![workflow_run_id, min_created_at],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let runs = t.execute(
+        "DELETE FROM runs WHERE workflow_run_id = ?1",
+        params![workflow_run_id],
+    )?;
+    t.execute(
+        &format!("{MARK_DELETED} workflow_run_id = ?1"),
+        params![workflow_run_id],
+    )?;
+    // A run whose only entries are past retention is gone already (decision 13): what is left
+    // of it is removed as the purge would, and the caller hears 404.
+    Ok(live > 0 || (runs > 0 && expired == 0))
+}
+
+/// The first `limit` entries of a scan and, when more match, the last id of the page.
+pub(super) fn scan_page(
+    c: &rusqlite::Connection,
+    filter: &DlqFilter,
+    after: Option<&str>,
+    limit: usize,
+    min_created_at: i64,
+    read: Read,
+) -> Result<(Vec<Scanned>, Option<String>), StoreError> {
+    let mut rows = scan(c, filter, after, limit + 1, min_created_at, read)?;
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    let next_after = if more {
+        rows.last().map(|(id, _, _)| id.clone())
+    } else {
+        None
+    };
+    Ok((rows, next_after))
+}
+
+/// Removes up to `at_most` marked entries for good (see [`RECLAIM_ROWS`]); how many.
+pub(super) fn reclaim_marked(t: &Transaction<'_>, at_most: usize) -> Result<u64, StoreError> {
+    let rows = t.execute(RECLAIM_ROWS, params![at_most as i64])?;
+    let marks = t.execute(RECLAIM_TOMBSTONES, params![at_most as i64])?;
+    debug_assert_eq!(rows, marks, "every tombstone names a row");
+    Ok(rows as u64)
+}
+
+/// Reclaims the entry `dlq_id` if it is marked deleted; whether it was.
+pub(super) fn reclaim_marked_id(t: &Transaction<'_>, dlq_id: &str) -> Result<bool, StoreError> {
+    let marked: Option<i64> = t
+        .query_row(
+            "SELECT seq FROM dlq_tombstones WHERE seq = (SELECT rowid FROM dlq_rows WHERE dlq_id = ?1)",
+            params![dlq_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(seq) = marked else {
+        return Ok(false);
+    };
+    t.execute("DELETE FROM dlq_rows WHERE rowid = ?1", params![seq])?;
+    t.execute("DELETE FROM dlq_tombstones WHERE seq = ?1", params![seq])?;
+    Ok(true)
+}
