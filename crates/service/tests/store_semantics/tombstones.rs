@@ -12,6 +12,12 @@ fn raw_count(path: &std::path::Path, sql: &str) -> u64 {
         .expect(sql)
 }
 
+/// Longer than the store's quiet time (250 ms without request writes), after which reclaiming
+/// runs in full.
+fn quiet() {
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 fn labelled(dlq_id: &str, created_at: i64, labels: &[&str]) -> FailedWorkflowRun {
     let mut entry = entry(dlq_id, created_at, &format!("wfr_{dlq_id}"));
     entry.labels = labels.iter().map(|l| (*l).to_owned()).collect();
@@ -87,7 +93,17 @@ fn deletes_mark_reads_honour_the_marks_at_once_and_reclaiming_keeps_every_count(
     assert_eq!(raw_count(&f.path, "SELECT COUNT(*) FROM dlq_rows"), 10);
     assert_eq!(raw_count(&f.path, "SELECT COUNT(*) FROM dlq_tombstones"), 8);
 
-    // Reclaimed in small batches, as the upkeep does.
+    // Right after request writes, reclaiming is paced: one batch of at most 100, then nothing
+    // for a second.
+    assert_eq!(f.store.reclaim_deleted(1).unwrap(), 1);
+    assert_eq!(
+        f.store.reclaim_deleted(3).unwrap(),
+        0,
+        "paced while requests write"
+    );
+    check_reads("one reclaimed");
+    quiet();
+    // Quiet: reclaimed in full, in the batches asked for, as the upkeep does.
     let mut reclaimed = Vec::new();
     loop {
         match f.store.reclaim_deleted(3).unwrap() {
@@ -95,7 +111,7 @@ fn deletes_mark_reads_honour_the_marks_at_once_and_reclaiming_keeps_every_count(
             n => reclaimed.push(n),
         }
     }
-    assert_eq!(reclaimed, [3, 3, 2]);
+    assert_eq!(reclaimed, [3, 3, 1]);
     check_reads("reclaimed");
     assert_eq!(raw_count(&f.path, "SELECT COUNT(*) FROM dlq_rows"), 2);
     assert_eq!(raw_count(&f.path, "SELECT COUNT(*) FROM dlq_tombstones"), 0);
@@ -127,6 +143,7 @@ fn a_deleted_id_can_be_stored_again_before_it_is_reclaimed() {
             .insert_dlq(&[labelled("again", 3_000, &[])], NO_LIMIT),
         Err(StoreError::Invalid(_))
     ));
+    quiet();
     assert_eq!(
         f.store.reclaim_deleted(10).unwrap(),
         0,
@@ -169,6 +186,7 @@ fn eviction_and_retention_work_with_marked_entries() {
         raw_count(&f.path, "SELECT COUNT(*) FROM dlq_tombstones"),
         "no tombstone outlives its row"
     );
+    quiet();
     while f.store.reclaim_deleted(100).unwrap() > 0 {}
     assert_eq!(raw_count(&f.path, "SELECT COUNT(*) FROM dlq_rows"), 2);
 }

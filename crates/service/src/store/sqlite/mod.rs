@@ -32,6 +32,9 @@ pub struct SqliteStore {
     readers_available: std::sync::Condvar,
     /// Reader connections opened so far (at most `READERS`).
     readers_opened: std::sync::atomic::AtomicUsize,
+    /// When requests last wrote and when reclaiming last ran under load (see
+    /// [`Store::reclaim_deleted`](crate::store::Store::reclaim_deleted)).
+    pacing: Mutex<pool::ReclaimPacing>,
 }
 
 /// A failed SQLite call. `SQLITE_FULL` (a full filesystem, or `max_page_count` reached) is told

@@ -338,7 +338,10 @@ impl Store for SqliteStore {
     }
 
     fn reclaim_deleted(&self, at_most: usize) -> Result<u64, StoreError> {
-        self.shrink(|t| reclaim_marked(t, at_most))
+        match lock(&self.pacing).allowance(at_most) {
+            0 => Ok(0),
+            allowed => self.remove(|t| reclaim_marked(t, allowed)),
+        }
     }
 
     fn insert_runs(&self, runs: &[ActiveRun]) -> Result<u64, StoreError> {

@@ -9,6 +9,7 @@ use courier_models::DlqFilter;
 use rusqlite::{Connection, OpenFlags, Transaction, params_from_iter};
 use std::path::Path;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Reader connections kept open; more concurrent readers wait for one.
 pub(super) const READERS: usize = 4;
@@ -27,6 +28,39 @@ pub const RESERVE_BYTES: u64 = 8 << 20;
 /// Pages the database must be able to grow by (up to `max_page_count`, counting free pages) for
 /// writes that add data to be tried again after the store was full.
 pub(super) const HEADROOM_PAGES: i64 = 16;
+
+/// How long without a write from a request counts as quiet: reclaiming then runs in full.
+const QUIET: Duration = Duration::from_millis(250);
+/// Under load, reclaiming takes one batch of at most this many entries...
+const BUSY_BATCH: usize = 100;
+/// ...at most this often, so requests rarely wait behind it and marks still drain.
+const BUSY_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Reclaiming deleted entries rewrites the same pages the marking saved a request from
+/// writing; done while requests write, it would take their writer lock from them.
+#[derive(Debug, Default)]
+pub(super) struct ReclaimPacing {
+    last_request_write: Option<Instant>,
+    last_busy_reclaim: Option<Instant>,
+}
+
+impl ReclaimPacing {
+    /// How many entries reclaiming may take now (0: not now).
+    pub(super) fn allowance(&mut self, at_most: usize) -> usize {
+        let now = Instant::now();
+        if self.last_request_write.is_none_or(|at| now - at >= QUIET) {
+            return at_most;
+        }
+        if self
+            .last_busy_reclaim
+            .is_some_and(|at| now - at < BUSY_INTERVAL)
+        {
+            return 0;
+        }
+        self.last_busy_reclaim = Some(now);
+        at_most.min(BUSY_BATCH)
+    }
+}
 
 impl SqliteStore {
     /// The schema version of an up-to-date file (`PRAGMA user_version`): how many migrations
@@ -49,6 +83,7 @@ impl SqliteStore {
             readers: Mutex::new(Vec::new()),
             readers_available: std::sync::Condvar::new(),
             readers_opened: std::sync::atomic::AtomicUsize::new(0),
+            pacing: Mutex::new(ReclaimPacing::default()),
         };
         // A full disk at start is no reason to refuse reads and deletes: start degraded.
         if let Err(reason) = store.allocate_reserve() {
@@ -120,6 +155,7 @@ impl SqliteStore {
         &self,
         work: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        self.request_writes();
         if let Some(reason) = self.write_refusal() {
             return Err(StoreError::Full(reason));
         }
@@ -135,6 +171,20 @@ impl SqliteStore {
     /// While the store is full, a delete that went through hands its pages back to the
     /// filesystem, which is how deleting through the API frees space.
     pub(super) fn shrink<T>(
+        &self,
+        work: impl Fn(&Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.request_writes();
+        self.remove(work)
+    }
+
+    /// Notes that a request writes now, which holds background reclaiming back.
+    fn request_writes(&self) {
+        lock(&self.pacing).last_request_write = Some(Instant::now());
+    }
+
+    /// [`shrink`](Self::shrink) for the upkeep's own removals, which do not count as load.
+    pub(super) fn remove<T>(
         &self,
         work: impl Fn(&Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
