@@ -8,7 +8,7 @@
 //! the filter struct without `..`).
 
 use crate::models::ModelType;
-use crate::server::{Operation, Param, ParamKind, operations};
+use crate::operations::{Operation, Param, ParamKind, operations};
 use crate::{CodegenError, Spec};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
@@ -191,12 +191,9 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
             .filter(|p| p.location == "query")
             .map(|p| {
                 let name = &p.name;
-                let multi = matches!(p.kind, ParamKind::Strings | ParamKind::Enums { .. });
+                let multi = p.kind.is_multi_valued();
                 let required = p.required;
-                let values: &[String] = match &p.kind {
-                    ParamKind::Enum { values, .. } | ParamKind::Enums { values, .. } => values,
-                    _ => &[],
-                };
+                let values = p.kind.values();
                 let alias_of = option(p.alias_of.as_deref());
                 quote!(QueryKey { name: #name, multi_valued: #multi, required: #required, values: &[#(#values),*], alias_of: #alias_of, credential: false })
             })
@@ -290,7 +287,7 @@ fn option(value: Option<&str>) -> TokenStream {
 
 /// `crates/models/src/facts.rs`: the groups and the operation table.
 pub fn models(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
-    let operations = operations(&spec.json, models)?;
+    let operations = operations(spec, models)?;
     let mut items = Vec::new();
     for (name, params) in groups(&operations)? {
         items.push(group_struct(&name, &params)?);
@@ -306,7 +303,7 @@ pub fn client_group_setters(
     models: &[ModelType],
     tag: &str,
 ) -> Result<TokenStream, CodegenError> {
-    let operations = operations(&spec.json, models)?;
+    let operations = operations(spec, models)?;
     let mut items = Vec::new();
     // The client leaves out the official clients' aliases (see `progenitor_gen::operations_of`).
     for op in operations

@@ -14,62 +14,40 @@ pub fn parse_request(
 ) -> ::std::option::Option<::std::result::Result<(), crate::runtime::Rejection>> {
     match operation_id {
         "cancelWorkflowRun" => {
-            ::std::option::Option::Some(
-                CancelWorkflowRunRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(CancelWorkflowRunRequest::parse(path, query).map(drop))
         }
         "cancelWorkflowRuns" => {
-            ::std::option::Option::Some(
-                CancelWorkflowRunsRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(CancelWorkflowRunsRequest::parse(path, query).map(drop))
         }
         "deleteDlqMessage" => {
-            ::std::option::Option::Some(
-                DeleteDlqMessageRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(DeleteDlqMessageRequest::parse(path, query).map(drop))
         }
         "deleteWorkflowDlqBulk" => {
-            ::std::option::Option::Some(
-                DeleteWorkflowDlqBulkRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(DeleteWorkflowDlqBulkRequest::parse(path, query).map(drop))
         }
-        "deleteWorkflowDlqMessage" => {
-            ::std::option::Option::Some(
-                DeleteWorkflowDlqMessageRequest::parse(path, query).map(drop),
-            )
-        }
+        "deleteWorkflowDlqMessage" => ::std::option::Option::Some(
+            DeleteWorkflowDlqMessageRequest::parse(path, query).map(drop),
+        ),
         "getAccountStats" => {
-            ::std::option::Option::Some(
-                GetAccountStatsRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(GetAccountStatsRequest::parse(path, query).map(drop))
         }
         "getSearchIndex" => {
-            ::std::option::Option::Some(
-                GetSearchIndexRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(GetSearchIndexRequest::parse(path, query).map(drop))
         }
         "getSearchIndexStats" => {
-            ::std::option::Option::Some(
-                GetSearchIndexStatsRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(GetSearchIndexStatsRequest::parse(path, query).map(drop))
         }
         "getUrlGroup" => {
             ::std::option::Option::Some(GetUrlGroupRequest::parse(path, query).map(drop))
         }
         "getWorkflowDlq" => {
-            ::std::option::Option::Some(
-                GetWorkflowDlqRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(GetWorkflowDlqRequest::parse(path, query).map(drop))
         }
         "listDlqCompat" => {
-            ::std::option::Option::Some(
-                ListDlqCompatRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(ListDlqCompatRequest::parse(path, query).map(drop))
         }
         "listWorkflowDlq" => {
-            ::std::option::Option::Some(
-                ListWorkflowDlqRequest::parse(path, query).map(drop),
-            )
+            ::std::option::Option::Some(ListWorkflowDlqRequest::parse(path, query).map(drop))
         }
         "rotateToken" => {
             ::std::option::Option::Some(RotateTokenRequest::parse(path, query).map(drop))
@@ -139,16 +117,10 @@ impl ::axum::response::IntoResponse for CancelWorkflowRunResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
             }
         }
     }
@@ -209,55 +181,43 @@ impl CancelWorkflowRunsRequest {
                 .unwrap_or(100i64),
             workflow_url_exact_match: query.boolean("workflowUrlExactMatch")?,
             filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                from_date: query.integer(
+                    "fromDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
+                to_date: query.integer(
+                    "toDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                workflow_created_at: query.integer(
+                    "workflowCreatedAt",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
+                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureFunctionState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?;
+                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureCallbackState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?);
                     values
                 },
                 caller_ip: {
@@ -300,16 +260,10 @@ impl ::axum::response::IntoResponse for CancelWorkflowRunsResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
             }
         }
     }
@@ -370,16 +324,10 @@ impl ::axum::response::IntoResponse for DeleteDlqMessageResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
             }
         }
     }
@@ -438,55 +386,43 @@ impl DeleteWorkflowDlqBulkRequest {
                 )?
                 .unwrap_or(100i64),
             filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                from_date: query.integer(
+                    "fromDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
+                to_date: query.integer(
+                    "toDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                workflow_created_at: query.integer(
+                    "workflowCreatedAt",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
+                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureFunctionState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?;
+                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureCallbackState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?);
                     values
                 },
                 caller_ip: {
@@ -529,16 +465,10 @@ impl ::axum::response::IntoResponse for DeleteWorkflowDlqBulkResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
             }
         }
     }
@@ -599,16 +529,10 @@ impl ::axum::response::IntoResponse for DeleteWorkflowDlqMessageResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
             }
         }
     }
@@ -631,9 +555,10 @@ impl GetAccountStatsRequest {
         query.reject_unknown(Self::QUERY_KEYS)?;
         ::std::result::Result::Ok(Self {
             period: query
-                .enum_value::<
-                    ::courier_models::StatsPeriod,
-                >("period", &["1h", "3h", "12h", "1d", "3d", "7d", "30d"])?
+                .enum_value::<::courier_models::StatsPeriod>(
+                    "period",
+                    &["1h", "3h", "12h", "1d", "3d", "7d", "30d"],
+                )?
                 .unwrap_or_default(),
         })
     }
@@ -666,10 +591,7 @@ impl ::axum::response::IntoResponse for GetAccountStatsResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
         }
     }
@@ -728,10 +650,7 @@ impl ::axum::response::IntoResponse for GetSearchIndexResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
         }
     }
@@ -757,9 +676,10 @@ impl GetSearchIndexStatsRequest {
         ::std::result::Result::Ok(Self {
             id: crate::runtime::path_param(path, "id")?,
             period: query
-                .enum_value::<
-                    ::courier_models::StatsPeriod,
-                >("period", &["1h", "3h", "12h", "1d", "3d", "7d", "30d"])?
+                .enum_value::<::courier_models::StatsPeriod>(
+                    "period",
+                    &["1h", "3h", "12h", "1d", "3d", "7d", "30d"],
+                )?
                 .unwrap_or_default(),
         })
     }
@@ -797,10 +717,7 @@ impl ::axum::response::IntoResponse for GetSearchIndexStatsResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
         }
     }
@@ -859,10 +776,7 @@ impl ::axum::response::IntoResponse for GetUrlGroupResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
         }
     }
@@ -921,10 +835,7 @@ impl ::axum::response::IntoResponse for GetWorkflowDlqResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
         }
     }
@@ -973,9 +884,11 @@ impl ListDlqCompatRequest {
         ::std::result::Result::Ok(Self {
             source: query
                 .enum_value::<::courier_models::DlqSource>("source", &["workflow"])?
-                .ok_or_else(|| crate::runtime::Rejection::bad_request(
-                    "`source` is required: give one of workflow",
-                ))?,
+                .ok_or_else(|| {
+                    crate::runtime::Rejection::bad_request(
+                        "`source` is required: give one of workflow",
+                    )
+                })?,
             cursor: query.string("cursor")?,
             count: query
                 .integer(
@@ -985,55 +898,43 @@ impl ListDlqCompatRequest {
                 )?
                 .unwrap_or(100i64),
             filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                from_date: query.integer(
+                    "fromDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
+                to_date: query.integer(
+                    "toDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                workflow_created_at: query.integer(
+                    "workflowCreatedAt",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
+                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureFunctionState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?;
+                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureCallbackState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?);
                     values
                 },
                 caller_ip: {
@@ -1074,10 +975,7 @@ impl ::axum::response::IntoResponse for ListDlqCompatResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
         }
     }
@@ -1128,55 +1026,43 @@ impl ListWorkflowDlqRequest {
                 )?
                 .unwrap_or(100i64),
             filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                from_date: query.integer(
+                    "fromDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
+                to_date: query.integer(
+                    "toDate",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
+                workflow_created_at: query.integer(
+                    "workflowCreatedAt",
+                    ::std::option::Option::None,
+                    ::std::option::Option::None,
+                )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
+                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureFunctionState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?;
+                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
+                        "failureCallbackState",
+                        &[
+                            "CALLBACK_INPROGRESS",
+                            "CALLBACK_SUCCESS",
+                            "CALLBACK_FAIL",
+                            "CALLBACK_CANCELED",
+                        ],
+                    )?);
                     values
                 },
                 caller_ip: {
@@ -1217,10 +1103,7 @@ impl ::axum::response::IntoResponse for ListWorkflowDlqResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
         }
     }
@@ -1271,16 +1154,10 @@ impl ::axum::response::IntoResponse for RotateTokenResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(
-                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
-                    &body,
-                )
+                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
             }
         }
     }
@@ -1289,27 +1166,22 @@ impl ::axum::response::IntoResponse for RotateTokenResponse {
 impl ::std::convert::From<DeleteWorkflowDlqMessageRequest> for DeleteDlqMessageRequest {
     #[allow(unused_variables)]
     fn from(alias: DeleteWorkflowDlqMessageRequest) -> Self {
-        Self { dlq_id: alias.dlq_id }
+        Self {
+            dlq_id: alias.dlq_id,
+        }
     }
 }
 /// `deleteWorkflowDlqMessage` answers whatever `deleteDlqMessage` answers.
-impl ::std::convert::From<DeleteDlqMessageResponse>
-for DeleteWorkflowDlqMessageResponse {
+impl ::std::convert::From<DeleteDlqMessageResponse> for DeleteWorkflowDlqMessageResponse {
     fn from(original: DeleteDlqMessageResponse) -> Self {
         match original {
             DeleteDlqMessageResponse::Ok => Self::Ok,
             DeleteDlqMessageResponse::BadRequest(body) => Self::BadRequest(body),
             DeleteDlqMessageResponse::Unauthorized(body) => Self::Unauthorized(body),
             DeleteDlqMessageResponse::NotFound(body) => Self::NotFound(body),
-            DeleteDlqMessageResponse::TooManyRequests(body) => {
-                Self::TooManyRequests(body)
-            }
-            DeleteDlqMessageResponse::InternalServerError(body) => {
-                Self::InternalServerError(body)
-            }
-            DeleteDlqMessageResponse::InsufficientStorage(body) => {
-                Self::InsufficientStorage(body)
-            }
+            DeleteDlqMessageResponse::TooManyRequests(body) => Self::TooManyRequests(body),
+            DeleteDlqMessageResponse::InternalServerError(body) => Self::InternalServerError(body),
+            DeleteDlqMessageResponse::InsufficientStorage(body) => Self::InsufficientStorage(body),
         }
     }
 }
@@ -1332,9 +1204,7 @@ impl ::std::convert::From<ListWorkflowDlqResponse> for ListDlqCompatResponse {
             ListWorkflowDlqResponse::BadRequest(body) => Self::BadRequest(body),
             ListWorkflowDlqResponse::Unauthorized(body) => Self::Unauthorized(body),
             ListWorkflowDlqResponse::TooManyRequests(body) => Self::TooManyRequests(body),
-            ListWorkflowDlqResponse::InternalServerError(body) => {
-                Self::InternalServerError(body)
-            }
+            ListWorkflowDlqResponse::InternalServerError(body) => Self::InternalServerError(body),
         }
     }
 }
@@ -1427,7 +1297,11 @@ pub trait MessagingApi: Send + Sync + 'static {
         principal: Self::Principal,
         request: DeleteWorkflowDlqMessageRequest,
     ) -> impl ::std::future::Future<Output = DeleteWorkflowDlqMessageResponse> + Send {
-        async move { self.delete_dlq_message(principal, request.into()).await.into() }
+        async move {
+            self.delete_dlq_message(principal, request.into())
+                .await
+                .into()
+        }
     }
     /// Get a URL group
     ///
@@ -1464,7 +1338,11 @@ pub trait MessagingApi: Send + Sync + 'static {
         principal: Self::Principal,
         request: ListDlqCompatRequest,
     ) -> impl ::std::future::Future<Output = ListDlqCompatResponse> + Send {
-        async move { self.list_workflow_dlq(principal, request.into()).await.into() }
+        async move {
+            self.list_workflow_dlq(principal, request.into())
+                .await
+                .into()
+        }
     }
     /// List failed workflow runs
     ///
@@ -1537,237 +1415,120 @@ mod messaging_handlers {
     use super::*;
     pub(super) async fn handle_cancel_workflow_run<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match CancelWorkflowRunRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.cancel_workflow_run(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            CancelWorkflowRunRequest::parse,
+            |principal, request| api.cancel_workflow_run(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_cancel_workflow_runs<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match CancelWorkflowRunsRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.cancel_workflow_runs(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            CancelWorkflowRunsRequest::parse,
+            |principal, request| api.cancel_workflow_runs(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_delete_dlq_message<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match DeleteDlqMessageRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.delete_dlq_message(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            DeleteDlqMessageRequest::parse,
+            |principal, request| api.delete_dlq_message(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_delete_workflow_dlq_bulk<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match DeleteWorkflowDlqBulkRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.delete_workflow_dlq_bulk(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            DeleteWorkflowDlqBulkRequest::parse,
+            |principal, request| api.delete_workflow_dlq_bulk(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_delete_workflow_dlq_message<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match DeleteWorkflowDlqMessageRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.delete_workflow_dlq_message(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            DeleteWorkflowDlqMessageRequest::parse,
+            |principal, request| api.delete_workflow_dlq_message(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_get_url_group<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetUrlGroupRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_url_group(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            GetUrlGroupRequest::parse,
+            |principal, request| api.get_url_group(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_get_workflow_dlq<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetWorkflowDlqRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_workflow_dlq(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            GetWorkflowDlqRequest::parse,
+            |principal, request| api.get_workflow_dlq(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_list_dlq_compat<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match ListDlqCompatRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.list_dlq_compat(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            ListDlqCompatRequest::parse,
+            |principal, request| api.list_dlq_compat(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_list_workflow_dlq<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match ListWorkflowDlqRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.list_workflow_dlq(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::messaging_credentials,
+            |credentials| api.authenticate(credentials),
+            ListWorkflowDlqRequest::parse,
+            |principal, request| api.list_workflow_dlq(principal, request),
+        )
+        .await
     }
 }
 /// The `management` interface: one method per operation of the spec's `management` tag.
@@ -1863,106 +1624,54 @@ mod management_handlers {
     use super::*;
     pub(super) async fn handle_get_account_stats<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetAccountStatsRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_account_stats(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::management_credentials,
+            |credentials| api.authenticate(credentials),
+            GetAccountStatsRequest::parse,
+            |principal, request| api.get_account_stats(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_get_search_index<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetSearchIndexRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_search_index(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::management_credentials,
+            |credentials| api.authenticate(credentials),
+            GetSearchIndexRequest::parse,
+            |principal, request| api.get_search_index(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_get_search_index_stats<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetSearchIndexStatsRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_search_index_stats(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::management_credentials,
+            |credentials| api.authenticate(credentials),
+            GetSearchIndexStatsRequest::parse,
+            |principal, request| api.get_search_index_stats(principal, request),
+        )
+        .await
     }
     pub(super) async fn handle_rotate_token<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match RotateTokenRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.rotate_token(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+            incoming,
+            crate::auth::management_credentials,
+            |credentials| api.authenticate(credentials),
+            RotateTokenRequest::parse,
+            |principal, request| api.rotate_token(principal, request),
+        )
+        .await
     }
 }

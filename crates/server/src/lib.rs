@@ -40,6 +40,7 @@ pub mod runtime;
 
 #[rustfmt::skip]
 #[allow(clippy::all)]
+mod dispatch;
 mod generated;
 
 pub use auth::{ManagementCredentials, MessagingCredentials};
