@@ -14,40 +14,62 @@ pub fn parse_request(
 ) -> ::std::option::Option<::std::result::Result<(), crate::runtime::Rejection>> {
     match operation_id {
         "cancelWorkflowRun" => {
-            ::std::option::Option::Some(CancelWorkflowRunRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                CancelWorkflowRunRequest::parse(path, query).map(drop),
+            )
         }
         "cancelWorkflowRuns" => {
-            ::std::option::Option::Some(CancelWorkflowRunsRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                CancelWorkflowRunsRequest::parse(path, query).map(drop),
+            )
         }
         "deleteDlqMessage" => {
-            ::std::option::Option::Some(DeleteDlqMessageRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                DeleteDlqMessageRequest::parse(path, query).map(drop),
+            )
         }
         "deleteWorkflowDlqBulk" => {
-            ::std::option::Option::Some(DeleteWorkflowDlqBulkRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                DeleteWorkflowDlqBulkRequest::parse(path, query).map(drop),
+            )
         }
-        "deleteWorkflowDlqMessage" => ::std::option::Option::Some(
-            DeleteWorkflowDlqMessageRequest::parse(path, query).map(drop),
-        ),
+        "deleteWorkflowDlqMessage" => {
+            ::std::option::Option::Some(
+                DeleteWorkflowDlqMessageRequest::parse(path, query).map(drop),
+            )
+        }
         "getAccountStats" => {
-            ::std::option::Option::Some(GetAccountStatsRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                GetAccountStatsRequest::parse(path, query).map(drop),
+            )
         }
         "getSearchIndex" => {
-            ::std::option::Option::Some(GetSearchIndexRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                GetSearchIndexRequest::parse(path, query).map(drop),
+            )
         }
         "getSearchIndexStats" => {
-            ::std::option::Option::Some(GetSearchIndexStatsRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                GetSearchIndexStatsRequest::parse(path, query).map(drop),
+            )
         }
         "getUrlGroup" => {
             ::std::option::Option::Some(GetUrlGroupRequest::parse(path, query).map(drop))
         }
         "getWorkflowDlq" => {
-            ::std::option::Option::Some(GetWorkflowDlqRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                GetWorkflowDlqRequest::parse(path, query).map(drop),
+            )
         }
         "listDlqCompat" => {
-            ::std::option::Option::Some(ListDlqCompatRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                ListDlqCompatRequest::parse(path, query).map(drop),
+            )
         }
         "listWorkflowDlq" => {
-            ::std::option::Option::Some(ListWorkflowDlqRequest::parse(path, query).map(drop))
+            ::std::option::Option::Some(
+                ListWorkflowDlqRequest::parse(path, query).map(drop),
+            )
         }
         "rotateToken" => {
             ::std::option::Option::Some(RotateTokenRequest::parse(path, query).map(drop))
@@ -117,10 +139,16 @@ impl ::axum::response::IntoResponse for CancelWorkflowRunResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
+                    &body,
+                )
             }
         }
     }
@@ -181,43 +209,55 @@ impl CancelWorkflowRunsRequest {
                 .unwrap_or(100i64),
             workflow_url_exact_match: query.boolean("workflowUrlExactMatch")?,
             filter: ::courier_models::DlqFilter {
-                from_date: query.integer(
-                    "fromDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
-                to_date: query.integer(
-                    "toDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                from_date: query
+                    .integer(
+                        "fromDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
+                to_date: query
+                    .integer(
+                        "toDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query.integer(
-                    "workflowCreatedAt",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                workflow_created_at: query
+                    .integer(
+                        "workflowCreatedAt",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureFunctionState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?;
-                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureCallbackState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?);
+                    let mut values = query
+                        .enum_values::<
+                            ::courier_models::FailureFunctionState,
+                        >(
+                            "failureFunctionState",
+                            &[
+                                "CALLBACK_INPROGRESS",
+                                "CALLBACK_SUCCESS",
+                                "CALLBACK_FAIL",
+                                "CALLBACK_CANCELED",
+                            ],
+                        )?;
+                    values
+                        .extend(
+                            query
+                                .enum_values::<
+                                    ::courier_models::FailureFunctionState,
+                                >(
+                                    "failureCallbackState",
+                                    &[
+                                        "CALLBACK_INPROGRESS",
+                                        "CALLBACK_SUCCESS",
+                                        "CALLBACK_FAIL",
+                                        "CALLBACK_CANCELED",
+                                    ],
+                                )?,
+                        );
                     values
                 },
                 caller_ip: {
@@ -260,10 +300,16 @@ impl ::axum::response::IntoResponse for CancelWorkflowRunsResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
+                    &body,
+                )
             }
         }
     }
@@ -324,10 +370,16 @@ impl ::axum::response::IntoResponse for DeleteDlqMessageResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
+                    &body,
+                )
             }
         }
     }
@@ -386,43 +438,55 @@ impl DeleteWorkflowDlqBulkRequest {
                 )?
                 .unwrap_or(100i64),
             filter: ::courier_models::DlqFilter {
-                from_date: query.integer(
-                    "fromDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
-                to_date: query.integer(
-                    "toDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                from_date: query
+                    .integer(
+                        "fromDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
+                to_date: query
+                    .integer(
+                        "toDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query.integer(
-                    "workflowCreatedAt",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                workflow_created_at: query
+                    .integer(
+                        "workflowCreatedAt",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureFunctionState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?;
-                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureCallbackState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?);
+                    let mut values = query
+                        .enum_values::<
+                            ::courier_models::FailureFunctionState,
+                        >(
+                            "failureFunctionState",
+                            &[
+                                "CALLBACK_INPROGRESS",
+                                "CALLBACK_SUCCESS",
+                                "CALLBACK_FAIL",
+                                "CALLBACK_CANCELED",
+                            ],
+                        )?;
+                    values
+                        .extend(
+                            query
+                                .enum_values::<
+                                    ::courier_models::FailureFunctionState,
+                                >(
+                                    "failureCallbackState",
+                                    &[
+                                        "CALLBACK_INPROGRESS",
+                                        "CALLBACK_SUCCESS",
+                                        "CALLBACK_FAIL",
+                                        "CALLBACK_CANCELED",
+                                    ],
+                                )?,
+                        );
                     values
                 },
                 caller_ip: {
@@ -465,10 +529,16 @@ impl ::axum::response::IntoResponse for DeleteWorkflowDlqBulkResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
+                    &body,
+                )
             }
         }
     }
@@ -529,10 +599,16 @@ impl ::axum::response::IntoResponse for DeleteWorkflowDlqMessageResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
+                    &body,
+                )
             }
         }
     }
@@ -555,10 +631,9 @@ impl GetAccountStatsRequest {
         query.reject_unknown(Self::QUERY_KEYS)?;
         ::std::result::Result::Ok(Self {
             period: query
-                .enum_value::<::courier_models::StatsPeriod>(
-                    "period",
-                    &["1h", "3h", "12h", "1d", "3d", "7d", "30d"],
-                )?
+                .enum_value::<
+                    ::courier_models::StatsPeriod,
+                >("period", &["1h", "3h", "12h", "1d", "3d", "7d", "30d"])?
                 .unwrap_or_default(),
         })
     }
@@ -591,7 +666,10 @@ impl ::axum::response::IntoResponse for GetAccountStatsResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
         }
     }
@@ -650,7 +728,10 @@ impl ::axum::response::IntoResponse for GetSearchIndexResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
         }
     }
@@ -676,10 +757,9 @@ impl GetSearchIndexStatsRequest {
         ::std::result::Result::Ok(Self {
             id: crate::runtime::path_param(path, "id")?,
             period: query
-                .enum_value::<::courier_models::StatsPeriod>(
-                    "period",
-                    &["1h", "3h", "12h", "1d", "3d", "7d", "30d"],
-                )?
+                .enum_value::<
+                    ::courier_models::StatsPeriod,
+                >("period", &["1h", "3h", "12h", "1d", "3d", "7d", "30d"])?
                 .unwrap_or_default(),
         })
     }
@@ -717,7 +797,10 @@ impl ::axum::response::IntoResponse for GetSearchIndexStatsResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
         }
     }
@@ -776,7 +859,10 @@ impl ::axum::response::IntoResponse for GetUrlGroupResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
         }
     }
@@ -835,7 +921,10 @@ impl ::axum::response::IntoResponse for GetWorkflowDlqResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
         }
     }
@@ -884,11 +973,9 @@ impl ListDlqCompatRequest {
         ::std::result::Result::Ok(Self {
             source: query
                 .enum_value::<::courier_models::DlqSource>("source", &["workflow"])?
-                .ok_or_else(|| {
-                    crate::runtime::Rejection::bad_request(
-                        "`source` is required: give one of workflow",
-                    )
-                })?,
+                .ok_or_else(|| crate::runtime::Rejection::bad_request(
+                    "`source` is required: give one of workflow",
+                ))?,
             cursor: query.string("cursor")?,
             count: query
                 .integer(
@@ -898,43 +985,55 @@ impl ListDlqCompatRequest {
                 )?
                 .unwrap_or(100i64),
             filter: ::courier_models::DlqFilter {
-                from_date: query.integer(
-                    "fromDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
-                to_date: query.integer(
-                    "toDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                from_date: query
+                    .integer(
+                        "fromDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
+                to_date: query
+                    .integer(
+                        "toDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query.integer(
-                    "workflowCreatedAt",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                workflow_created_at: query
+                    .integer(
+                        "workflowCreatedAt",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureFunctionState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?;
-                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureCallbackState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?);
+                    let mut values = query
+                        .enum_values::<
+                            ::courier_models::FailureFunctionState,
+                        >(
+                            "failureFunctionState",
+                            &[
+                                "CALLBACK_INPROGRESS",
+                                "CALLBACK_SUCCESS",
+                                "CALLBACK_FAIL",
+                                "CALLBACK_CANCELED",
+                            ],
+                        )?;
+                    values
+                        .extend(
+                            query
+                                .enum_values::<
+                                    ::courier_models::FailureFunctionState,
+                                >(
+                                    "failureCallbackState",
+                                    &[
+                                        "CALLBACK_INPROGRESS",
+                                        "CALLBACK_SUCCESS",
+                                        "CALLBACK_FAIL",
+                                        "CALLBACK_CANCELED",
+                                    ],
+                                )?,
+                        );
                     values
                 },
                 caller_ip: {
@@ -975,7 +1074,10 @@ impl ::axum::response::IntoResponse for ListDlqCompatResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
         }
     }
@@ -1026,43 +1128,55 @@ impl ListWorkflowDlqRequest {
                 )?
                 .unwrap_or(100i64),
             filter: ::courier_models::DlqFilter {
-                from_date: query.integer(
-                    "fromDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
-                to_date: query.integer(
-                    "toDate",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                from_date: query
+                    .integer(
+                        "fromDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
+                to_date: query
+                    .integer(
+                        "toDate",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 workflow_url: query.strings("workflowUrl")?,
                 workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query.integer(
-                    "workflowCreatedAt",
-                    ::std::option::Option::None,
-                    ::std::option::Option::None,
-                )?,
+                workflow_created_at: query
+                    .integer(
+                        "workflowCreatedAt",
+                        ::std::option::Option::None,
+                        ::std::option::Option::None,
+                    )?,
                 label: query.strings("label")?,
                 failure_function_state: {
-                    let mut values = query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureFunctionState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?;
-                    values.extend(query.enum_values::<::courier_models::FailureFunctionState>(
-                        "failureCallbackState",
-                        &[
-                            "CALLBACK_INPROGRESS",
-                            "CALLBACK_SUCCESS",
-                            "CALLBACK_FAIL",
-                            "CALLBACK_CANCELED",
-                        ],
-                    )?);
+                    let mut values = query
+                        .enum_values::<
+                            ::courier_models::FailureFunctionState,
+                        >(
+                            "failureFunctionState",
+                            &[
+                                "CALLBACK_INPROGRESS",
+                                "CALLBACK_SUCCESS",
+                                "CALLBACK_FAIL",
+                                "CALLBACK_CANCELED",
+                            ],
+                        )?;
+                    values
+                        .extend(
+                            query
+                                .enum_values::<
+                                    ::courier_models::FailureFunctionState,
+                                >(
+                                    "failureCallbackState",
+                                    &[
+                                        "CALLBACK_INPROGRESS",
+                                        "CALLBACK_SUCCESS",
+                                        "CALLBACK_FAIL",
+                                        "CALLBACK_CANCELED",
+                                    ],
+                                )?,
+                        );
                     values
                 },
                 caller_ip: {
@@ -1103,7 +1217,10 @@ impl ::axum::response::IntoResponse for ListWorkflowDlqResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
         }
     }
@@ -1154,10 +1271,16 @@ impl ::axum::response::IntoResponse for RotateTokenResponse {
                 crate::runtime::json(::axum::http::StatusCode::TOO_MANY_REQUESTS, &body)
             }
             Self::InternalServerError(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INTERNAL_SERVER_ERROR, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    &body,
+                )
             }
             Self::InsufficientStorage(body) => {
-                crate::runtime::json(::axum::http::StatusCode::INSUFFICIENT_STORAGE, &body)
+                crate::runtime::json(
+                    ::axum::http::StatusCode::INSUFFICIENT_STORAGE,
+                    &body,
+                )
             }
         }
     }
@@ -1166,22 +1289,27 @@ impl ::axum::response::IntoResponse for RotateTokenResponse {
 impl ::std::convert::From<DeleteWorkflowDlqMessageRequest> for DeleteDlqMessageRequest {
     #[allow(unused_variables)]
     fn from(alias: DeleteWorkflowDlqMessageRequest) -> Self {
-        Self {
-            dlq_id: alias.dlq_id,
-        }
+        Self { dlq_id: alias.dlq_id }
     }
 }
 /// `deleteWorkflowDlqMessage` answers whatever `deleteDlqMessage` answers.
-impl ::std::convert::From<DeleteDlqMessageResponse> for DeleteWorkflowDlqMessageResponse {
+impl ::std::convert::From<DeleteDlqMessageResponse>
+for DeleteWorkflowDlqMessageResponse {
     fn from(original: DeleteDlqMessageResponse) -> Self {
         match original {
             DeleteDlqMessageResponse::Ok => Self::Ok,
             DeleteDlqMessageResponse::BadRequest(body) => Self::BadRequest(body),
             DeleteDlqMessageResponse::Unauthorized(body) => Self::Unauthorized(body),
             DeleteDlqMessageResponse::NotFound(body) => Self::NotFound(body),
-            DeleteDlqMessageResponse::TooManyRequests(body) => Self::TooManyRequests(body),
-            DeleteDlqMessageResponse::InternalServerError(body) => Self::InternalServerError(body),
-            DeleteDlqMessageResponse::InsufficientStorage(body) => Self::InsufficientStorage(body),
+            DeleteDlqMessageResponse::TooManyRequests(body) => {
+                Self::TooManyRequests(body)
+            }
+            DeleteDlqMessageResponse::InternalServerError(body) => {
+                Self::InternalServerError(body)
+            }
+            DeleteDlqMessageResponse::InsufficientStorage(body) => {
+                Self::InsufficientStorage(body)
+            }
         }
     }
 }
@@ -1204,7 +1332,9 @@ impl ::std::convert::From<ListWorkflowDlqResponse> for ListDlqCompatResponse {
             ListWorkflowDlqResponse::BadRequest(body) => Self::BadRequest(body),
             ListWorkflowDlqResponse::Unauthorized(body) => Self::Unauthorized(body),
             ListWorkflowDlqResponse::TooManyRequests(body) => Self::TooManyRequests(body),
-            ListWorkflowDlqResponse::InternalServerError(body) => Self::InternalServerError(body),
+            ListWorkflowDlqResponse::InternalServerError(body) => {
+                Self::InternalServerError(body)
+            }
         }
     }
 }
@@ -1297,11 +1427,7 @@ pub trait MessagingApi: Send + Sync + 'static {
         principal: Self::Principal,
         request: DeleteWorkflowDlqMessageRequest,
     ) -> impl ::std::future::Future<Output = DeleteWorkflowDlqMessageResponse> + Send {
-        async move {
-            self.delete_dlq_message(principal, request.into())
-                .await
-                .into()
-        }
+        async move { self.delete_dlq_message(principal, request.into()).await.into() }
     }
     /// Get a URL group
     ///
@@ -1338,11 +1464,7 @@ pub trait MessagingApi: Send + Sync + 'static {
         principal: Self::Principal,
         request: ListDlqCompatRequest,
     ) -> impl ::std::future::Future<Output = ListDlqCompatResponse> + Send {
-        async move {
-            self.list_workflow_dlq(principal, request.into())
-                .await
-                .into()
-        }
+        async move { self.list_workflow_dlq(principal, request.into()).await.into() }
     }
     /// List failed workflow runs
     ///
@@ -1418,117 +1540,117 @@ mod messaging_handlers {
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            CancelWorkflowRunRequest::parse,
-            |principal, request| api.cancel_workflow_run(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                CancelWorkflowRunRequest::parse,
+                |principal, request| api.cancel_workflow_run(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_cancel_workflow_runs<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            CancelWorkflowRunsRequest::parse,
-            |principal, request| api.cancel_workflow_runs(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                CancelWorkflowRunsRequest::parse,
+                |principal, request| api.cancel_workflow_runs(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_delete_dlq_message<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            DeleteDlqMessageRequest::parse,
-            |principal, request| api.delete_dlq_message(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                DeleteDlqMessageRequest::parse,
+                |principal, request| api.delete_dlq_message(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_delete_workflow_dlq_bulk<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            DeleteWorkflowDlqBulkRequest::parse,
-            |principal, request| api.delete_workflow_dlq_bulk(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                DeleteWorkflowDlqBulkRequest::parse,
+                |principal, request| api.delete_workflow_dlq_bulk(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_delete_workflow_dlq_message<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            DeleteWorkflowDlqMessageRequest::parse,
-            |principal, request| api.delete_workflow_dlq_message(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                DeleteWorkflowDlqMessageRequest::parse,
+                |principal, request| api.delete_workflow_dlq_message(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_url_group<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            GetUrlGroupRequest::parse,
-            |principal, request| api.get_url_group(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                GetUrlGroupRequest::parse,
+                |principal, request| api.get_url_group(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_workflow_dlq<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            GetWorkflowDlqRequest::parse,
-            |principal, request| api.get_workflow_dlq(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                GetWorkflowDlqRequest::parse,
+                |principal, request| api.get_workflow_dlq(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_list_dlq_compat<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            ListDlqCompatRequest::parse,
-            |principal, request| api.list_dlq_compat(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                ListDlqCompatRequest::parse,
+                |principal, request| api.list_dlq_compat(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_list_workflow_dlq<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::messaging_credentials,
-            |credentials| api.authenticate(credentials),
-            ListWorkflowDlqRequest::parse,
-            |principal, request| api.list_workflow_dlq(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                ListWorkflowDlqRequest::parse,
+                |principal, request| api.list_workflow_dlq(principal, request),
+            )
+            .await
     }
 }
 /// The `management` interface: one method per operation of the spec's `management` tag.
@@ -1627,51 +1749,51 @@ mod management_handlers {
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::management_credentials,
-            |credentials| api.authenticate(credentials),
-            GetAccountStatsRequest::parse,
-            |principal, request| api.get_account_stats(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                GetAccountStatsRequest::parse,
+                |principal, request| api.get_account_stats(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_search_index<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::management_credentials,
-            |credentials| api.authenticate(credentials),
-            GetSearchIndexRequest::parse,
-            |principal, request| api.get_search_index(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                GetSearchIndexRequest::parse,
+                |principal, request| api.get_search_index(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_search_index_stats<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::management_credentials,
-            |credentials| api.authenticate(credentials),
-            GetSearchIndexStatsRequest::parse,
-            |principal, request| api.get_search_index_stats(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                GetSearchIndexStatsRequest::parse,
+                |principal, request| api.get_search_index_stats(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_rotate_token<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
         incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
         crate::dispatch::serve(
-            incoming,
-            crate::auth::management_credentials,
-            |credentials| api.authenticate(credentials),
-            RotateTokenRequest::parse,
-            |principal, request| api.rotate_token(principal, request),
-        )
-        .await
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                RotateTokenRequest::parse,
+                |principal, request| api.rotate_token(principal, request),
+            )
+            .await
     }
 }

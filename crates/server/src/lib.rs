@@ -38,9 +38,9 @@ pub mod auth;
 pub mod query;
 pub mod runtime;
 
+mod dispatch;
 #[rustfmt::skip]
 #[allow(clippy::all)]
-mod dispatch;
 mod generated;
 
 pub use auth::{ManagementCredentials, MessagingCredentials};
