@@ -10,6 +10,7 @@
 use crate::models::ModelType;
 use crate::operations::{Operation, Param, ParamKind, operations};
 use crate::{CodegenError, Spec};
+use courier_spec::{extensions, openapiv3};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -278,6 +279,41 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
     }
 }
 
+/// Behind the `schemars` feature: every component schema of the spec with the JSON Schema of
+/// the Rust type generated for it, so a check can hold the two to each other without a
+/// hand-kept list of which type belongs to which component.
+fn component_schema_table(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
+    let mut rows = Vec::new();
+    for (component, schema) in spec.doc.components::<openapiv3::Schema>() {
+        let schema = schema.map_err(|e| CodegenError::Generator(e.to_string()))?;
+        let ty = if extensions::is_plain_string(schema) {
+            quote!(::std::string::String)
+        } else {
+            let name = component.to_upper_camel_case();
+            if !models.iter().any(|model| model.name == name) {
+                return Err(CodegenError::Generator(format!(
+                    "component `{component}` has no generated model type"
+                )));
+            }
+            model_type(&name)
+        };
+        rows.push(quote!((#component, root_schema::<#ty>),));
+    }
+    Ok(quote! {
+        /// Every component schema of the spec (`components.schemas`, in the spec's order) with
+        /// the JSON Schema of the type generated for it (`String` for a component marked
+        /// `x-courier-rust-type: String`).
+        #[cfg(feature = "schemars")]
+        pub const COMPONENT_SCHEMAS: &[(&str, fn() -> ::schemars::Schema)] = &[#(#rows)*];
+
+        /// The root JSON Schema of `T`, as `schemars::schema_for!` makes it.
+        #[cfg(feature = "schemars")]
+        fn root_schema<T: ::schemars::JsonSchema>() -> ::schemars::Schema {
+            ::schemars::schema_for!(T)
+        }
+    })
+}
+
 fn option(value: Option<&str>) -> TokenStream {
     match value {
         Some(value) => quote!(::std::option::Option::Some(#value)),
@@ -293,6 +329,7 @@ pub fn models(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenE
         items.push(group_struct(&name, &params)?);
     }
     items.push(operation_table(&operations));
+    items.push(component_schema_table(spec, models)?);
     Ok(quote!(#(#items)*))
 }
 

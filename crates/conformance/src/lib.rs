@@ -44,5 +44,6 @@ pub mod contract;
 pub mod interface;
 pub mod json;
 pub mod models;
+pub mod mutate;
 pub mod paths;
 pub mod spec;
