@@ -240,25 +240,23 @@ fn vec_bound(generics: &syn::Generics) -> Option<syn::Type> {
     let syn::TypeParamBound::Trait(bound) = predicate.bounds.first()? else {
         return None;
     };
-    let last = bound.path.segments.last()?;
-    if last.ident != "TryInto" {
+    let Some(syn::Type::Path(target)) = first_type_argument(&bound.path, "TryInto") else {
+        return None;
+    };
+    first_type_argument(&target.path, "Vec").cloned()
+}
+
+/// The first type argument of `path` when its last segment is `name` (`Vec<T>` → `T`).
+fn first_type_argument<'a>(path: &'a syn::Path, name: &str) -> Option<&'a syn::Type> {
+    let last = path.segments.last()?;
+    if last.ident != name {
         return None;
     }
     let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
         return None;
     };
-    let Some(syn::GenericArgument::Type(syn::Type::Path(target))) = arguments.args.first() else {
-        return None;
-    };
-    let vec = target.path.segments.last()?;
-    if vec.ident != "Vec" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(element) = &vec.arguments else {
-        return None;
-    };
-    match element.args.first()? {
-        syn::GenericArgument::Type(element) => Some(element.clone()),
+    match arguments.args.first()? {
+        syn::GenericArgument::Type(ty) => Some(ty),
         _ => None,
     }
 }
@@ -271,15 +269,5 @@ fn success_type(output: &syn::ReturnType) -> Option<syn::Type> {
     let syn::Type::Path(path) = ty.as_ref() else {
         return None;
     };
-    let last = path.path.segments.last()?;
-    if last.ident != "Result" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
-        return None;
-    };
-    match arguments.args.first()? {
-        syn::GenericArgument::Type(ty) => Some(ty.clone()),
-        _ => None,
-    }
+    first_type_argument(&path.path, "Result").cloned()
 }

@@ -2,10 +2,10 @@
 //! document it changes and panics when that part is not there (the test is then out of date).
 
 use crate::spec::Spec;
-use courier_spec::location_of;
 use courier_spec::openapiv3::{
     Operation, Parameter, PathItem, ReferenceOr, Response, Schema, SchemaKind, StatusCode, Type,
 };
+use courier_spec::{Component, location_of};
 use indexmap::IndexMap;
 use serde_json::Value;
 
@@ -14,17 +14,21 @@ pub fn schema_from(json: Value) -> Schema {
     serde_json::from_value(json).expect("the JSON is a schema")
 }
 
-/// The component schema `name`, inline (not a `$ref`).
-pub fn schema_mut<'a>(spec: &'a mut Spec, name: &str) -> &'a mut Schema {
-    match spec
+/// The component of kind `T` named `name`, inline (not a `$ref`).
+fn component_mut<'a, T: Component>(spec: &'a mut Spec, name: &str) -> &'a mut T {
+    let components = spec
         .openapi_mut()
         .components
-        .as_mut()
-        .and_then(|components| components.schemas.get_mut(name))
-    {
-        Some(ReferenceOr::Item(schema)) => schema,
-        _ => panic!("no inline component schema {name}"),
+        .get_or_insert_with(Default::default);
+    match T::of_mut(components).get_mut(name) {
+        Some(ReferenceOr::Item(item)) => item,
+        _ => panic!("no inline component {}/{name}", T::KIND),
     }
+}
+
+/// The component schema `name`, inline (not a `$ref`).
+pub fn schema_mut<'a>(spec: &'a mut Spec, name: &str) -> &'a mut Schema {
+    component_mut(spec, name)
 }
 
 /// Adds (or replaces) the component schema `name`.
@@ -89,15 +93,7 @@ pub fn string_enum_mut(schema: &mut Schema) -> &mut Vec<Option<String>> {
 
 /// The schema of the component parameter `name`.
 pub fn parameter_schema_mut<'a>(spec: &'a mut Spec, name: &str) -> &'a mut ReferenceOr<Schema> {
-    let parameter = match spec
-        .openapi_mut()
-        .components
-        .as_mut()
-        .and_then(|components| components.parameters.get_mut(name))
-    {
-        Some(ReferenceOr::Item(parameter)) => parameter,
-        _ => panic!("no inline component parameter {name}"),
-    };
+    let parameter: &mut Parameter = component_mut(spec, name);
     let data = match parameter {
         Parameter::Query { parameter_data, .. }
         | Parameter::Header { parameter_data, .. }

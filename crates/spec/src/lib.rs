@@ -49,6 +49,8 @@ pub trait Component: Sized + 'static {
     const KIND: &'static str;
     /// This kind's map in `components`.
     fn of(components: &Components) -> &IndexMap<String, ReferenceOr<Self>>;
+    /// This kind's map in `components`, to change (tests edit the document).
+    fn of_mut(components: &mut Components) -> &mut IndexMap<String, ReferenceOr<Self>>;
 }
 
 macro_rules! component {
@@ -57,6 +59,9 @@ macro_rules! component {
             const KIND: &'static str = $kind;
             fn of(components: &Components) -> &IndexMap<String, ReferenceOr<Self>> {
                 &components.$field
+            }
+            fn of_mut(components: &mut Components) -> &mut IndexMap<String, ReferenceOr<Self>> {
+                &mut components.$field
             }
         }
     };

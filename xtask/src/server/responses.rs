@@ -4,33 +4,24 @@
 use super::{doc, err, model_path, type_names};
 use crate::CodegenError;
 use crate::operations::Operation;
-use heck::ToSnakeCase;
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+/// The response variant of a status and its `StatusCode` constant, both named after the
+/// status's reason phrase (`404` → `NotFound`, `StatusCode::NOT_FOUND`).
 pub(super) fn status_variant(
     status: u16,
 ) -> Result<(proc_macro2::Ident, TokenStream), CodegenError> {
-    let (name, constant) = match status {
-        200 => ("Ok", "OK"),
-        201 => ("Created", "CREATED"),
-        204 => ("NoContent", "NO_CONTENT"),
-        400 => ("BadRequest", "BAD_REQUEST"),
-        401 => ("Unauthorized", "UNAUTHORIZED"),
-        403 => ("Forbidden", "FORBIDDEN"),
-        404 => ("NotFound", "NOT_FOUND"),
-        409 => ("Conflict", "CONFLICT"),
-        413 => ("PayloadTooLarge", "PAYLOAD_TOO_LARGE"),
-        429 => ("TooManyRequests", "TOO_MANY_REQUESTS"),
-        500 => ("InternalServerError", "INTERNAL_SERVER_ERROR"),
-        503 => ("ServiceUnavailable", "SERVICE_UNAVAILABLE"),
-        507 => ("InsufficientStorage", "INSUFFICIENT_STORAGE"),
-        other => {
-            return Err(err(format!(
-                "status {other} has no variant name; add it to xtask/src/server/responses.rs"
-            )));
-        }
-    };
+    let reason = http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|code| code.canonical_reason())
+        .ok_or_else(|| {
+            err(format!(
+                "status {status} has no reason phrase to name it by"
+            ))
+        })?;
+    let (name, constant) = (reason.to_upper_camel_case(), reason.to_shouty_snake_case());
     let constant = format_ident!("{}", constant);
     Ok((
         format_ident!("{}", name),
