@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Benchmarks of courier (issue 7): throughput and latency against a Prism mock of our own spec,
-# list latency at 10k/100k/1M entries, bulk delete, restart, and the build cost of the crates.
+# Benchmarks of courier (issue 7): throughput and latency against a Prism mock of our own spec and
+# against nginx serving the very bytes courier answered (the physical limit, issue 16), list
+# latency at 10k/100k/1M entries, bulk delete against reading the same entries, restart, and the
+# build cost of the crates. The report opens with the table of issue 16's targets.
 # Usage: bench/run.sh            full run (~10 min), writes BENCHMARKS.md
 #        bench/run.sh --smoke    seconds-long run for CI: debug build, tiny store, 1 s loads, no
 #                                thresholds, no Prism, no build cost; writes target/bench-smoke.md
@@ -24,6 +26,7 @@ seconds=${BENCH_SECONDS:-10}
 scale_seconds=${BENCH_SCALE_SECONDS:-5}
 port=${BENCH_PORT:-18600}
 prism_port=$((port + 1))
+nginx_port=$((port + 2))
 sizes=(10000 100000 1000000)
 out=${BENCH_OUT:-BENCHMARKS.md}
 if [ "$smoke" -eq 1 ]; then
@@ -42,13 +45,18 @@ if [ "$smoke" -eq 0 ] && ! command -v hyperfine >/dev/null; then
   apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null
 fi
 command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] \
+  || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; }
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 work=$(mktemp -d /tmp/courier-bench.XXXXXX)
 server=""
 prism=""
+nginx_pid=""
 cleanup() {
   [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
   [ -n "$prism" ] && kill -- "-$prism" 2>/dev/null
+  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -63,6 +71,7 @@ cargo build --quiet $([ "$profile" = release ] && echo --release) -p courier-ser
 bin="${CARGO_TARGET_DIR:-target}/$profile"
 courier=$bin/courier
 fill=$bin/courier-fill
+read_vs_delete=$bin/courier-read-vs-delete
 
 # --- helpers --------------------------------------------------------------------------------
 
@@ -84,6 +93,50 @@ stop_server() {
 }
 
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
+
+# start_nginx ROOT: nginx on $nginx_port serving files under ROOT as JSON (one worker per core,
+# keep-alive without a request limit, no access log: the cheapest way to send stored bytes),
+# and GET /v2/workflows/dlq (any query) as the file ROOT/list100.json.
+start_nginx() {
+  mkdir -p "$work/nginx"
+  # Started as root, nginx's workers run as an unprivileged user: they must be able to read ROOT.
+  chmod 755 "$work"
+  cat >"$work/nginx/nginx.conf" <<CONF
+worker_processes $(nproc);
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000000;
+  default_type application/json;
+  client_body_temp_path $work/nginx/body;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    root $1;
+    location = /v2/workflows/dlq { try_files /list100.json =404; }
+  }
+}
+CONF
+  "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -g 'daemon off;' &
+  nginx_pid=$!
+  for _ in $(seq 1 100); do
+    curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/v2/workflows/dlq" && return 0
+    sleep 0.05
+  done
+  echo "nginx did not start" >&2; cat "$work/nginx/error.log" >&2; exit 1
+}
+
+stop_nginx() {
+  kill "$nginx_pid" 2>/dev/null || true
+  wait "$nginx_pid" 2>/dev/null || true
+  nginx_pid=""
+}
+
+# ratio A B: A / B with two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
 # to_ms VALUE: a wrk latency (850.00us, 1.23ms, 1.02s) in milliseconds.
 to_ms() {
@@ -177,29 +230,52 @@ if [ "$smoke" -eq 0 ]; then
   curl -s -o /dev/null "http://127.0.0.1:$prism_port/v2/topics/orders" -H "$auth" \
     || { echo "Prism did not start" >&2; cat "$work/prism.log" >&2; exit 1; }
 fi
+# The physical limit: nginx serving, from files, the very bodies courier answered (every get-one
+# id of the wrk script, and the first list page), with the same wrk settings.
+log "saving courier's answers for nginx"
+mkdir -p "$work/www/v2/workflows/dlq"
+while read -r id; do
+  curl -sf -H "$auth" -o "$work/www/v2/workflows/dlq/$id" "$base/v2/workflows/dlq/$id"
+done <"$work/ids$mid.txt"
+curl -sf -H "$auth" -o "$work/www/list100.json" "$base$list100"
+start_nginx "$work/www"
+nginx_base="http://127.0.0.1:$nginx_port"
+for probe in "/v2/workflows/dlq/$(head -1 "$work/ids$mid.txt")" "$list100"; do
+  cmp -s <(curl -sf -H "$auth" "$base$probe") <(curl -sf "$nginx_base$probe") \
+    || { echo "nginx does not serve courier's bytes for $probe" >&2; exit 1; }
+done
 names=("get one failed run" "list, count=100" "list, two filters" "URL group get")
 paths=("/v2/workflows/dlq/ID" "$list100" "$two_filters" "$url_group")
 scripts=("bench/get-one.lua" "" "" "")
+# Which rows nginx also serves (the same bytes from files).
+with_nginx=(1 1 0 0)
 for i in "${!names[@]}"; do
-  : >"$work/p1-courier-$i" ; : >"$work/p1-prism-$i"
+  : >"$work/p1-courier-$i" ; : >"$work/p1-prism-$i" ; : >"$work/p1-nginx-$i"
   for _ in $(seq 1 "$runs"); do
     path=${paths[$i]}; [ -n "${scripts[$i]}" ] && path=/
     wrk_once "$base" "$path" "$seconds" "${scripts[$i]}" >>"$work/p1-courier-$i"
+    if [ "${with_nginx[$i]}" -eq 1 ]; then
+      wrk_once "$nginx_base" "$path" "$seconds" "${scripts[$i]}" >>"$work/p1-nginx-$i"
+    fi
     if [ "$smoke" -eq 0 ]; then
       wrk_once "http://127.0.0.1:$prism_port" "$path" "$seconds" "${scripts[$i]}" >>"$work/p1-prism-$i"
     fi
   done
 done
+stop_nginx
 {
   report
   report "## 1. Throughput and latency: courier against a Prism mock of spec/openapi.yaml"
   report
   report "courier on the $mid-entry store; Prism: \`npx --yes @stoplight/prism-cli@5.14.2 mock spec/openapi.yaml -h 127.0.0.1 -p $prism_port\`"
-  report "(answers from the spec's examples; same requests, same token). Runs alternate courier / Prism,"
+  report "(answers from the spec's examples; same requests, same token). nginx $("$nginx_bin" -v 2>&1 | sed 's#.*/##'):"
+  report "\`nginx -c nginx.conf\` ($(nproc) workers, no access log, sendfile, unlimited keep-alive) serving from files"
+  report "the bodies courier answered for the same requests (checked byte for byte before the runs): the"
+  report "physical limit for sending those bytes over HTTP here. Runs alternate courier / nginx / Prism,"
   report "$runs × ${seconds} s each. Get-one draws ids at random from 1000 stored ones (\`-s bench/get-one.lua\`)."
   report
-  report "| request | courier req/s | courier p50 | courier p99 | Prism req/s | Prism p99 | ratio (target ≥ 20×) | response bytes courier / Prism |"
-  report "|---|---|---|---|---|---|---|---|"
+  report "| request | courier req/s | courier p50 | courier p99 | nginx req/s | courier ÷ nginx | Prism req/s | Prism p99 | courier ÷ Prism | response bytes courier / Prism |"
+  report "|---|---|---|---|---|---|---|---|---|---|"
 }
 for i in "${!names[@]}"; do
   c_rps=$(med "$work/p1-courier-$i" 1); c50=$(med "$work/p1-courier-$i" 2); c99=$(med "$work/p1-courier-$i" 3)
@@ -213,12 +289,19 @@ for i in "${!names[@]}"; do
   else
     p_rps="–" p99="–" ratio="–"
   fi
+  n_rps="–" n_ratio="–"
+  if [ "${with_nginx[$i]}" -eq 1 ]; then
+    n_rps=$(med "$work/p1-nginx-$i" 1)
+    nbad=$(awk '{s+=$4} END {print s+0}' "$work/p1-nginx-$i")
+    if [ "$nbad" -ne 0 ]; then echo "nginx answered $nbad non-2xx for ${names[$i]}" >&2; exit 1; fi
+    n_ratio=$(ratio "$c_rps" "$n_rps")
+  fi
   # One answer's size: Prism answers the spec's example, courier real pages of 100 entries.
   one=${paths[$i]/ID/$(head -1 "$work/ids$mid.txt")}
   c_bytes=$(curl -s -o /dev/null -w '%{size_download}' -H "$auth" "$base$one")
   p_bytes="–"
   [ "$smoke" -eq 0 ] && p_bytes=$(curl -s -o /dev/null -w '%{size_download}' -H "$auth" "http://127.0.0.1:$prism_port$one")
-  report "| ${names[$i]} \`${paths[$i]}\` | $c_rps | $c50 ms | $c99 ms | $p_rps | $p99 ms | $ratio | $c_bytes / $p_bytes |"
+  report "| ${names[$i]} \`${paths[$i]}\` | $c_rps | $c50 ms | $c99 ms | $n_rps | $n_ratio | $p_rps | $p99 ms | $ratio | $c_bytes / $p_bytes |"
 done
 get99=$(med "$work/p1-courier-0" 3)
 report
@@ -332,6 +415,28 @@ for i in "${!delete_queries[@]}"; do
   report "| ${delete_names[$i]} | $(awk 'NR==1 {print $4}' "$work/deletes-$i") | **$(med "$work/deletes-$i" 1) s** | $(med "$work/deletes-$i" 2) ms |"
 done
 
+# Reading against deleting the same entries (every 10th), one client in one process
+# (courier-read-vs-delete: a list walk at count=100, then the bulk delete at count=1000), each
+# run on a fresh copy of the largest store.
+log "part 3: reading and deleting the same entries"
+: >"$work/read-vs-delete"
+for _ in $(seq 1 "$runs"); do
+  rm -rf "$work/del" && cp -r "$work/d$largest" "$work/del"
+  start_server "$work/del"
+  "$read_vs_delete" --base-url "$base" --token "$token" --flow-control-key tenant-00 \
+    | awk '{printf "%s %.0f %.0f %s\n", $0, $1 / $2, $3 / $4, ($3 / $4) / ($1 / $2)}' >>"$work/read-vs-delete"
+  stop_server
+  rm -rf "$work/del"
+done
+read_rate=$(med "$work/read-vs-delete" 5); delete_rate=$(med "$work/read-vs-delete" 6)
+delete_over_read=$(med "$work/read-vs-delete" 7)
+report
+report "The same $(awk 'NR==1 {print $1}' "$work/read-vs-delete") entries (every 10th) read page by page through the list API and then"
+report "bulk-deleted, by one courier-client in one process, on a fresh copy of the store each run:"
+report "\`$read_vs_delete --base-url $base --token $token --flow-control-key tenant-00\` (list count=100,"
+report "delete count=1000). Read: **$read_rate entries/s**, delete: **$delete_rate entries/s**, delete ÷ read"
+report "**$(printf '%.2f' "$delete_over_read")** (medians of $runs runs; per run: $(awk '{printf "%s ", $7}' "$work/read-vs-delete"))."
+
 # --- part 4: build cost ---------------------------------------------------------------------
 if [ "$smoke" -eq 0 ] && [ "${BENCH_SKIP_BUILD_COST:-0}" != 1 ]; then
   log "part 4: build cost"
@@ -377,6 +482,35 @@ if [ "$smoke" -eq 0 ]; then
     [ -f "$extra" ] && { echo; sed 's/^#/##/' "$extra"; } >>"$work/report.md"
   done
 fi
+# The targets of issue 16, from the figures above (all of this run except the soak's, which
+# bench/soak.sh measures for 10 minutes on its own and writes to bench/results/soak.md).
+get_ratio=$(ratio "$(med "$work/p1-courier-0" 1)" "$(med "$work/p1-nginx-0" 1)")
+list_ratio=$(ratio "$(med "$work/p1-courier-1" 1)" "$(med "$work/p1-nginx-1" 1)")
+filters_ratio=$(ratio "$(med "$work/p1-courier-2" 1)" "$(med "$work/p1-courier-1" 1)")
+prism_ratio="– (no Prism in the smoke)"
+[ "$smoke" -eq 0 ] && prism_ratio="$(ratio "$(med "$work/p1-courier-0" 1)" "$(med "$work/p1-prism-0" 1)")×"
+soak_growth="– (no bench/results/soak.md)"
+if [ -f bench/results/soak.md ]; then
+  soak_growth=$(awk -F'|' '$2+0 == 2 {m2 = $9 + 0} $2+0 >= 1 {last = $9 + 0} END {if (m2) printf "%+.1f%%", (last - m2) * 100 / m2}' bench/results/soak.md)
+  soak_growth="$soak_growth (bench/results/soak.md, $(sed -n 's/.*(\([0-9-]*\),.*/\1/p' bench/results/soak.md | head -1))"
+fi
+meets() { awk -v v="$1" -v t="$2" 'BEGIN {print (v + 0 >= t) ? "met" : "**not met**"}'; }
+{
+  echo
+  echo "## Targets of issue 16 (this run)"
+  echo
+  echo "| figure | measured | target | |"
+  echo "|---|---|---|---|"
+  echo "| get-one req/s ÷ nginx serving the same bodies | $get_ratio | ≥ 0.6 | $(meets "$get_ratio" 0.6) |"
+  echo "| list (count=100) req/s ÷ nginx serving the same page | $list_ratio | ≥ 0.2 | $(meets "$list_ratio" 0.2) |"
+  echo "| list with two filters ÷ unfiltered list (req/s, $mid entries) | $filters_ratio | ≥ 0.8 | $(meets "$filters_ratio" 0.8) |"
+  echo "| bulk delete of every 10th of $largest entries, entries/s ÷ reading them page by page | $(printf '%.2f' "$delete_over_read") | ≥ 2 | $(meets "$delete_over_read" 2) |"
+  echo "| RSS growth over the 10-minute soak after minute 2 | $soak_growth | ≤ +2% | |"
+  echo "| courier ÷ Prism, get-one | $prism_ratio | ≥ 30× | $([ "$smoke" -eq 0 ] && meets "${prism_ratio%×}" 30) |"
+} >"$work/targets.md"
+# Right after the header, before section 1.
+awk -v t="$work/targets.md" '/^## 1\./ && !done {while ((getline line < t) > 0) print line; print ""; done = 1} {print}' \
+  "$work/report.md" >"$work/report.tmp" && mv "$work/report.tmp" "$work/report.md"
 mkdir -p "$(dirname "$out")"
 cp "$work/report.md" "$out"
 log "wrote $out"

@@ -1,6 +1,7 @@
 //! The newcomer's annoyances of issue 20, each shown gone against the real service: filters that
 //! take one value or many and a `DlqFilter` handed to the request, clear messages for invalid
-//! `count` and `period`, and a DLQ stream that owns its client and needs no pinning.
+//! `count` and `period`, a DLQ stream that owns its client and needs no pinning, and header
+//! types that do not clash with `http`'s.
 
 use courier_client::models::{FailureFunctionState, StatsPeriod, WorkflowDlqMessage};
 use courier_client::{CourierError, DlqFilter, Paging, management, messaging};
@@ -192,4 +193,25 @@ async fn the_dlq_stream_is_static_and_already_pinned() {
             .await
     });
     assert_eq!(handle.await.unwrap(), 2);
+}
+
+/// Annoyance 6 of issue 20: the models' header map was called `HeaderMap`, so a file importing
+/// both the models and `http`'s headers by glob could not name either. This compiles only
+/// because the models' type is `Headers`; its lookups ignore case as HTTP's do.
+#[test]
+fn the_models_headers_and_http_headers_import_side_by_side() {
+    use courier_client::models::*;
+    use reqwest::header::*;
+    let mut sent = HeaderMap::new();
+    sent.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    let recorded = Headers(std::collections::BTreeMap::from([(
+        "content-type".to_owned(),
+        vec!["text/plain".to_owned()],
+    )]));
+    assert_eq!(
+        recorded.header("Content-Type"),
+        sent.get(CONTENT_TYPE).and_then(|value| value.to_str().ok())
+    );
+    assert_eq!(recorded.header_values("CONTENT-TYPE"), ["text/plain"]);
+    assert_eq!(recorded.header("X-Absent"), None);
 }

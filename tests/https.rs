@@ -221,7 +221,18 @@ async fn child_lists_with_the_environment_only() {
     exercise(&messaging, &management).await;
 }
 
-fn run_child(envs: &[(&str, &str)]) -> std::process::Output {
+/// Runs the child on the blocking pool (it waits for a whole test binary) with `envs`.
+async fn run_child(envs: &[(&str, &str)]) -> std::process::Output {
+    let envs: Vec<(String, String)> = envs
+        .iter()
+        .map(|(name, value)| (name.to_string(), value.to_string()))
+        .collect();
+    tokio::task::spawn_blocking(move || run_child_now(&envs))
+        .await
+        .expect("the child's thread")
+}
+
+fn run_child_now(envs: &[(String, String)]) -> std::process::Output {
     let mut command = Command::new(std::env::current_exe().expect("test binary"));
     command.args([
         "--ignored",
@@ -234,7 +245,7 @@ fn run_child(envs: &[(&str, &str)]) -> std::process::Output {
             command.env_remove(name);
         }
     }
-    command.envs(envs.iter().copied());
+    command.envs(envs.iter().map(|(name, value)| (name, value)));
     command.output().expect("the test binary runs")
 }
 
@@ -256,39 +267,14 @@ async fn ssl_cert_file_is_honoured() {
         ("COURIER_MANAGEMENT_KEY", service.management_key.as_str()),
     ];
 
-    let without = tokio::task::spawn_blocking({
-        let envs: Vec<(String, String)> = envs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move || {
-            let envs: Vec<(&str, &str)> =
-                envs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            run_child(&envs)
-        }
-    })
-    .await
-    .unwrap();
+    let without = run_child(&envs).await;
     assert!(
         !without.status.success(),
         "without SSL_CERT_FILE the throwaway CA must not be trusted"
     );
 
     let ca = ca_file.to_str().expect("UTF-8 path").to_owned();
-    let with = tokio::task::spawn_blocking({
-        let mut envs: Vec<(String, String)> = envs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        envs.push(("SSL_CERT_FILE".into(), ca));
-        move || {
-            let envs: Vec<(&str, &str)> =
-                envs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            run_child(&envs)
-        }
-    })
-    .await
-    .unwrap();
+    let with = run_child(&[envs.as_slice(), &[("SSL_CERT_FILE", ca.as_str())]].concat()).await;
     assert!(
         with.status.success(),
         "with SSL_CERT_FILE the child should reach the service:\n{}\n{}",

@@ -7,13 +7,38 @@ use courier_service::testing::TestService;
 use serde_json::json;
 
 async fn limit_to(service: &TestService, per_second: u64) {
-    let response = service
-        .admin(reqwest::Method::PATCH, "/account")
-        .json(&json!({"max_requests_per_second": per_second}))
+    patch_account(service, json!({"max_requests_per_second": per_second})).await;
+}
+
+/// A list request without the client (which would retry), as the service answers it.
+async fn list_once(http: &reqwest::Client, service: &TestService) -> reqwest::Response {
+    http.get(format!("{}/v2/workflows/dlq", service.base_url()))
+        .bearer_auth(&service.service_token)
         .send()
         .await
-        .expect("patch");
-    assert_eq!(response.status(), 200);
+        .expect("request")
+}
+
+/// The `error` message of a refusal.
+async fn error_message(response: reqwest::Response) -> String {
+    let body: serde_json::Value = response.json().await.expect("json");
+    body["error"].as_str().expect("error").to_owned()
+}
+
+fn client_with(service: &TestService, retry: RetryPolicy) -> messaging::Client {
+    messaging::Client::builder()
+        .base_url(service.base_url())
+        .token(&service.service_token)
+        .retry(retry)
+        .build()
+        .expect("client")
+}
+
+fn retrying_five_times() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 5,
+        ..RetryPolicy::default()
+    }
 }
 
 fn header(response: &reqwest::Response, name: &str) -> Option<u64> {
@@ -44,15 +69,9 @@ async fn the_per_second_limit_is_signalled_with_burst_headers_only() {
     let service = TestService::start().await;
     limit_to(&service, 3).await;
     let http = reqwest::Client::new();
-    let url = format!("{}/v2/workflows/dlq", service.base_url());
     let mut statuses = Vec::new();
     for _ in 0..10 {
-        let response = http
-            .get(&url)
-            .bearer_auth(&service.service_token)
-            .send()
-            .await
-            .expect("request");
+        let response = list_once(&http, &service).await;
         assert_eq!(header(&response, "burst-ratelimit-limit"), Some(3));
         let reset = header(&response, "burst-ratelimit-reset").expect("Burst-RateLimit-Reset");
         assert!(
@@ -69,13 +88,8 @@ async fn the_per_second_limit_is_signalled_with_burst_headers_only() {
                     "{daily} on a per-second 429"
                 );
             }
-            let body: serde_json::Value = response.json().await.expect("json");
-            assert!(
-                body["error"]
-                    .as_str()
-                    .expect("error")
-                    .contains("max_requests_per_second")
-            );
+            let message = error_message(response).await;
+            assert!(message.contains("max_requests_per_second"), "{message}");
         } else {
             assert!(header(&response, "burst-ratelimit-remaining").expect("remaining") < 3);
             assert_eq!(
@@ -97,12 +111,7 @@ async fn the_per_second_limit_is_signalled_with_burst_headers_only() {
 
     // The limit changes at once through the admin API.
     limit_to(&service, 1000).await;
-    let response = http
-        .get(&url)
-        .bearer_auth(&service.service_token)
-        .send()
-        .await
-        .expect("request");
+    let response = list_once(&http, &service).await;
     assert_eq!(
         (
             response.status().as_u16(),
@@ -119,15 +128,9 @@ async fn the_daily_limit_is_enforced_and_signalled_with_rate_limit_headers() {
     let service = TestService::start().await;
     patch_account(&service, json!({"max_requests_per_day_hard": 4})).await;
     let http = reqwest::Client::new();
-    let url = format!("{}/v2/workflows/dlq", service.base_url());
     let mut refused = None;
     for n in 0..8 {
-        let response = http
-            .get(&url)
-            .bearer_auth(&service.service_token)
-            .send()
-            .await
-            .expect("request");
+        let response = list_once(&http, &service).await;
         if response.status() == 429 {
             assert!(n >= 4, "only {n} requests admitted");
             refused = Some(response);
@@ -144,24 +147,11 @@ async fn the_daily_limit_is_enforced_and_signalled_with_rate_limit_headers() {
         retry_after <= midnight - unix_now() + 1 && retry_after > 0,
         "{retry_after}"
     );
-    let body: serde_json::Value = refused.json().await.expect("json");
-    assert!(
-        body["error"]
-            .as_str()
-            .expect("error")
-            .contains("max_requests_per_day_hard")
-    );
+    let message = error_message(refused).await;
+    assert!(message.contains("max_requests_per_day_hard"), "{message}");
 
     // The client sees at once that waiting seconds cannot help: no retry, the 429 reported.
-    let client = messaging::Client::builder()
-        .base_url(service.base_url())
-        .token(&service.service_token)
-        .retry(RetryPolicy {
-            max_attempts: 5,
-            ..RetryPolicy::default()
-        })
-        .build()
-        .expect("client");
+    let client = client_with(&service, retrying_five_times());
     let started = std::time::Instant::now();
     let error = client
         .list_workflow_dlq()
@@ -186,15 +176,7 @@ async fn the_daily_limit_is_enforced_and_signalled_with_rate_limit_headers() {
 async fn the_client_retries_after_429_and_reports_it_when_retries_are_off() {
     let service = TestService::start().await;
     limit_to(&service, 2).await;
-    let patient = messaging::Client::builder()
-        .base_url(service.base_url())
-        .token(&service.service_token)
-        .retry(RetryPolicy {
-            max_attempts: 5,
-            ..RetryPolicy::default()
-        })
-        .build()
-        .expect("client");
+    let patient = client_with(&service, retrying_five_times());
     for n in 0..6 {
         patient
             .list_workflow_dlq()
@@ -203,12 +185,7 @@ async fn the_client_retries_after_429_and_reports_it_when_retries_are_off() {
             .unwrap_or_else(|e| panic!("request {n} should succeed after waiting: {e}"));
     }
 
-    let impatient = messaging::Client::builder()
-        .base_url(service.base_url())
-        .token(&service.service_token)
-        .retry(RetryPolicy::none())
-        .build()
-        .expect("client");
+    let impatient = client_with(&service, RetryPolicy::none());
     let mut refused = None;
     for _ in 0..5 {
         if let Err(error) = impatient.list_workflow_dlq().send().await {

@@ -4,20 +4,15 @@
 //! Talks to `COURIER_BASE_URL` (default `http://127.0.0.1:8080`) with `COURIER_SERVICE_TOKEN`
 //! (default the `courier serve --demo` token).
 
+use courier_client::DlqFilter;
 use courier_client::models::FailureFunctionState;
-use courier_client::{DlqFilter, messaging};
 use futures::TryStreamExt;
+
+mod demo;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let base_url =
-        std::env::var("COURIER_BASE_URL").unwrap_or_else(|_| "http://127.0.0.1:8080".into());
-    let token =
-        std::env::var("COURIER_SERVICE_TOKEN").unwrap_or_else(|_| "demo-service-token".into());
-    let client = messaging::Client::builder()
-        .base_url(base_url)
-        .token(token)
-        .build()?;
+    let client = demo::messaging_client()?;
 
     let mut args = std::env::args().skip(1);
     let mut filter = DlqFilter::new();

@@ -151,8 +151,8 @@ fn is_other_body_form(json: &Value, gap: &str) -> bool {
     })
 }
 
-fn headers(pairs: &[(&str, &[&str])]) -> HeaderMap {
-    HeaderMap::from(
+fn headers(pairs: &[(&str, &[&str])]) -> Headers {
+    Headers::from(
         pairs
             .iter()
             .map(|(k, vs)| (k.to_string(), vs.iter().map(|v| v.to_string()).collect()))

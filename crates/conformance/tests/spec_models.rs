@@ -179,9 +179,9 @@ fn retargeting_a_reference_names_the_field() {
 #[test]
 fn changing_map_values_names_the_map() {
     let message = failure_after(|spec| {
-        let SchemaKind::Type(Type::Object(object)) = &mut schema_mut(spec, "HeaderMap").schema_kind
+        let SchemaKind::Type(Type::Object(object)) = &mut schema_mut(spec, "Headers").schema_kind
         else {
-            panic!("HeaderMap is an object schema")
+            panic!("Headers is an object schema")
         };
         object.additional_properties = Some(AdditionalProperties::Schema(Box::new(
             ReferenceOr::Item(schema_from(json!({"type": "string"}))),
@@ -189,7 +189,7 @@ fn changing_map_values_names_the_map() {
     });
     assert_names(
         &message,
-        &["HeaderMap{}: JSON type differs: spec `string`, model `array`"],
+        &["Headers{}: JSON type differs: spec `string`, model `array`"],
     );
 }
 

@@ -1,7 +1,7 @@
 //! Hand-written accessors over the generated types: bodies as bytes, the failure function's
 //! state on both run shapes, and case-insensitive header lookup.
 
-use crate::{FailedWorkflowRun, FailureFunctionState, HeaderMap, WorkflowDlqMessage};
+use crate::{FailedWorkflowRun, FailureFunctionState, Headers, WorkflowDlqMessage};
 use base64::Engine as _;
 use std::fmt;
 
@@ -117,7 +117,7 @@ impl FailedWorkflowRun {
     }
 }
 
-impl HeaderMap {
+impl Headers {
     /// The values of header `name`, compared case-insensitively as HTTP requires (the map's own
     /// `get`, through `Deref`, compares exactly). Empty when absent; values of names that differ
     /// only in case are joined in the map's (sorted) order.

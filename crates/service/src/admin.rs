@@ -6,7 +6,7 @@
 
 use crate::api::Service;
 use crate::stats;
-use crate::store::{ActiveRun, IndexActivity, IndexUsage, StoreError};
+use crate::store::{ActiveRun, IndexActivity, IndexUsage, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
 use axum::body::Bytes;
@@ -126,6 +126,28 @@ fn parse_request<T>(
 ) -> Result<T, Refused> {
     require_json(headers)?;
     parse(body).map_err(|message| Refused(StatusCode::BAD_REQUEST, message))
+}
+
+/// What every writing handler does first: reads its JSON body with `parse`, then hands the
+/// result to `write` on the blocking pool. A refused body and a failed store call come back as
+/// the response to send.
+async fn parse_and_write<T, R>(
+    state: &AdminState,
+    headers: &HeaderMap,
+    body: &Bytes,
+    parse: impl FnOnce(&[u8]) -> Result<T, String>,
+    write: impl FnOnce(&dyn Store, T) -> Result<R, StoreError> + Send + 'static,
+) -> Result<R, Response>
+where
+    T: Send + 'static,
+    R: Send + 'static,
+{
+    let parsed = parse_request(headers, body, parse).map_err(IntoResponse::into_response)?;
+    state
+        .service
+        .blocking(move |store| write(store, parsed))
+        .await
+        .map_err(store_error)
 }
 
 /// The body of `POST /admin/v1/dlq`: a JSON array of 2.2 entries (`dlqId`, `messageId`,
@@ -279,18 +301,16 @@ async fn insert_dlq(
 ) -> Response {
     // Monotonic: a clock stepping back must not make new entries the oldest.
     let now = crate::time::creation_ms();
-    let runs = match parse_request(&headers, &body, |body| parse_dlq_batch(body, now)) {
-        Ok(runs) => runs,
-        Err(refused) => return refused.into_response(),
-    };
-    let count = runs.len() as f64;
     let max_dlq_size = u64::try_from(state.service.account().max_dlq_size).unwrap_or(0);
-    match state
-        .service
-        .blocking(move |store| store.insert_dlq(&runs, max_dlq_size))
-        .await
-    {
-        Ok(inserted) => {
+    let parse = |body: &[u8]| parse_dlq_batch(body, now);
+    let insert = move |store: &dyn Store, runs: Vec<FailedWorkflowRun>| {
+        let count = runs.len() as f64;
+        store
+            .insert_dlq(&runs, max_dlq_size)
+            .map(|inserted| (inserted, count))
+    };
+    match parse_and_write(&state, &headers, &body, parse, insert).await {
+        Ok((inserted, count)) => {
             // A run in the DLQ is a failed delivery and a failed run (decision 7's metrics); a
             // run seen for the first time also started, so `run_failed` never exceeds
             // `run_started` for inserted data.
@@ -303,7 +323,7 @@ async fn insert_dlq(
                 &serde_json::json!({ "dlqIds": inserted.dlq_ids }),
             )
         }
-        Err(error) => store_error(error),
+        Err(response) => response,
     }
 }
 
@@ -320,17 +340,12 @@ async fn insert_runs(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let runs = match parse_request(&headers, &body, parse_run_batch) {
-        Ok(runs) => runs,
-        Err(refused) => return refused.into_response(),
+    let insert = |store: &dyn Store, runs: Vec<ActiveRun>| {
+        let ids: Vec<String> = runs.iter().map(|run| run.workflow_run_id.clone()).collect();
+        store.insert_runs(&runs).map(|registered| (registered, ids))
     };
-    let ids: Vec<String> = runs.iter().map(|run| run.workflow_run_id.clone()).collect();
-    match state
-        .service
-        .blocking(move |store| store.insert_runs(&runs))
-        .await
-    {
-        Ok(registered) => {
+    match parse_and_write(&state, &headers, &body, parse_run_batch, insert).await {
+        Ok((registered, ids)) => {
             // Each run counts once, when it is first registered.
             state
                 .service
@@ -341,7 +356,7 @@ async fn insert_runs(
                 &serde_json::json!({ "workflowRunIds": ids }),
             )
         }
-        Err(error) => store_error(error),
+        Err(response) => response,
     }
 }
 
@@ -358,18 +373,14 @@ async fn put_topic(
     body: Bytes,
 ) -> Response {
     let limit = usize::try_from(state.service.account().max_endpoints_per_topic).unwrap_or(0);
-    let endpoints = match parse_request(&headers, &body, |body| parse_topic(body, limit)) {
-        Ok(endpoints) => endpoints,
-        Err(refused) => return refused.into_response(),
-    };
     let now = now_ms();
-    match state
-        .service
-        .blocking(move |store| store.put_url_group(&name, &endpoints, now))
-        .await
-    {
+    let parse = |body: &[u8]| parse_topic(body, limit);
+    let put = move |store: &dyn Store, endpoints: Vec<UrlGroupEndpoint>| {
+        store.put_url_group(&name, &endpoints, now)
+    };
+    match parse_and_write(&state, &headers, &body, parse, put).await {
         Ok(group) => json(StatusCode::OK, &group),
-        Err(error) => store_error(error),
+        Err(response) => response,
     }
 }
 
@@ -379,18 +390,11 @@ async fn put_index(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let index = match parse_request(&headers, &body, |body| parse_search_index(&id, body)) {
-        Ok(index) => index,
-        Err(refused) => return refused.into_response(),
-    };
-    let stored = index.clone();
-    match state
-        .service
-        .blocking(move |store| store.put_index(&stored))
-        .await
-    {
-        Ok(()) => json(StatusCode::OK, &index),
-        Err(error) => store_error(error),
+    let parse = |body: &[u8]| parse_search_index(&id, body);
+    let put = |store: &dyn Store, index: SearchIndex| store.put_index(&index).map(|()| index);
+    match parse_and_write(&state, &headers, &body, parse, put).await {
+        Ok(index) => json(StatusCode::OK, &index),
+        Err(response) => response,
     }
 }
 
@@ -477,26 +481,24 @@ async fn record_index_usage(
     body: Bytes,
 ) -> Response {
     let now = now_ms();
-    let events = match parse_request(&headers, &body, |body| parse_index_usage(body, now)) {
-        Ok(events) => events,
-        Err(refused) => return refused.into_response(),
-    };
-    let recorded = events.len();
+    let parse = |body: &[u8]| parse_index_usage(body, now);
     let index_id = id.clone();
-    match state
-        .service
-        .blocking(move |store| store.record_index_usage(&index_id, &events))
-        .await
-    {
-        Ok(true) => json(
+    let record = move |store: &dyn Store, events: Vec<IndexUsage>| {
+        let recorded = events.len();
+        store
+            .record_index_usage(&index_id, &events)
+            .map(|known| known.then_some(recorded))
+    };
+    match parse_and_write(&state, &headers, &body, parse, record).await {
+        Ok(Some(recorded)) => json(
             StatusCode::CREATED,
             &serde_json::json!({ "recorded": recorded }),
         ),
-        Ok(false) => error(
+        Ok(None) => error(
             StatusCode::NOT_FOUND,
             format!("no search index with id `{id}`"),
         ),
-        Err(error) => store_error(error),
+        Err(response) => response,
     }
 }
 
@@ -565,20 +567,15 @@ async fn patch_account(
     body: Bytes,
 ) -> Response {
     let current = state.service.account();
-    let account = match parse_request(&headers, &body, |body| parse_limits_patch(&current, body)) {
-        Ok(account) => account,
-        Err(refused) => return refused.into_response(),
+    let parse = |body: &[u8]| parse_limits_patch(&current, body);
+    let update = |store: &dyn Store, account: MessagingAccount| {
+        store.update_account(&account).map(|()| account)
     };
-    let stored = account.clone();
-    match state
-        .service
-        .blocking(move |store| store.update_account(&stored))
-        .await
-    {
-        Ok(()) => {
+    match parse_and_write(&state, &headers, &body, parse, update).await {
+        Ok(account) => {
             state.service.set_account(account.clone());
             json(StatusCode::OK, &account)
         }
-        Err(error) => store_error(error),
+        Err(response) => response,
     }
 }

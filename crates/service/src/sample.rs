@@ -7,7 +7,7 @@
 //! can be written in independent ranges.
 
 use base64::Engine as _;
-use courier_models::{FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState, HeaderMap};
+use courier_models::{FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState, Headers};
 use rand::seq::IndexedRandom as _;
 use rand::{Rng as _, SeedableRng as _};
 use rand_chacha::ChaCha8Rng;
@@ -63,8 +63,8 @@ impl Spread {
 }
 
 /// A header map with one value per name.
-pub fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
-    HeaderMap(
+pub fn headers(pairs: &[(&str, &str)]) -> Headers {
+    Headers(
         pairs
             .iter()
             .map(|(k, v)| ((*k).to_owned(), vec![(*v).to_owned()]))

@@ -126,32 +126,51 @@ async fn sign_in(client: &Client, base: &str, next: &str) {
         .expect("open the console");
     let url = client.current_url().await.expect("url");
     assert_eq!(url.path(), "/console/login", "no session: the login page");
-    client
-        .find(Locator::Id("username"))
-        .await
-        .expect("username field")
-        .send_keys(DEMO_CUSTOMER_ID)
-        .await
-        .expect("type");
-    client
-        .find(Locator::Id("password"))
-        .await
-        .expect("password field")
-        .send_keys(DEMO_MANAGEMENT_KEY)
-        .await
-        .expect("type");
-    client
-        .find(Locator::Css("form.login button[type=submit]"))
-        .await
-        .expect("sign-in button")
-        .click()
-        .await
-        .expect("sign in");
+    type_into(client, "username", DEMO_CUSTOMER_ID).await;
+    type_into(client, "password", DEMO_MANAGEMENT_KEY).await;
+    click(
+        client,
+        Locator::Css("form.login button[type=submit]"),
+        "sign in",
+    )
+    .await;
     client
         .wait()
         .for_element(Locator::Css("nav[aria-label='Console sections']"))
         .await
         .expect("a console page after login");
+}
+
+/// Types `text` into the field with the id `field`.
+async fn type_into(client: &Client, field: &str, text: &str) {
+    client
+        .find(Locator::Id(field))
+        .await
+        .unwrap_or_else(|e| panic!("the field {field}: {e}"))
+        .send_keys(text)
+        .await
+        .unwrap_or_else(|e| panic!("typing into {field}: {e}"));
+}
+
+/// Clicks the element at `locator` (`what` names it in a failure).
+async fn click(client: &Client, locator: Locator<'_>, what: &str) {
+    client
+        .find(locator)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// The value a chart's bar stands for (its `data-value`; 0 when it has none).
+async fn bar_value(bar: &fantoccini::elements::Element) -> f64 {
+    bar.attr("data-value")
+        .await
+        .expect("attr")
+        .unwrap_or_default()
+        .parse()
+        .unwrap_or(0.0)
 }
 
 /// Waits (up to 20 s) until the browser's URL satisfies `done`; returns it.
@@ -299,20 +318,18 @@ async fn the_console_in_a_real_browser() {
     );
 
     // Filter with the form: a failure function state checkbox on top of the label.
-    client
-        .find(Locator::Id("f-state-CALLBACK_FAIL"))
-        .await
-        .expect("state checkbox")
-        .click()
-        .await
-        .expect("check");
-    client
-        .find(Locator::Css("form.filters-form button[type=submit]"))
-        .await
-        .expect("apply button")
-        .click()
-        .await
-        .expect("apply");
+    click(
+        &client,
+        Locator::Id("f-state-CALLBACK_FAIL"),
+        "state checkbox",
+    )
+    .await;
+    click(
+        &client,
+        Locator::Css("form.filters-form button[type=submit]"),
+        "apply button",
+    )
+    .await;
     // The browser sends every field; the console reads empty ones as "no filter".
     let url = wait_for_url(&client, |url| {
         url.query()
@@ -336,13 +353,7 @@ async fn the_console_in_a_real_browser() {
         .expect("dlq");
     let (first, cursor) = api_list(&base, "").await;
     assert_eq!(row_ids(&client).await, first);
-    client
-        .find(Locator::Id("next-page"))
-        .await
-        .expect("next page link")
-        .click()
-        .await
-        .expect("next page");
+    click(&client, Locator::Id("next-page"), "next page link").await;
     let cursor = cursor.expect("the demo has more than one page");
     client
         .wait()
@@ -367,13 +378,7 @@ async fn the_console_in_a_real_browser() {
     assert!(page.contains("Request body") && page.contains("Response body"));
 
     // Delete it, and see it gone from the API.
-    client
-        .find(Locator::Id("delete-entry"))
-        .await
-        .expect("delete button")
-        .click()
-        .await
-        .expect("delete");
+    click(&client, Locator::Id("delete-entry"), "delete button").await;
     let notice = text_when_shown(&client, Locator::Css("p.notice"), "the notice").await;
     assert_eq!(notice, format!("Deleted the DLQ entry {target}."));
     let status = reqwest::Client::new()
@@ -398,13 +403,7 @@ async fn the_console_in_a_real_browser() {
         .expect("bars");
     let mut busiest = None;
     for bar in &bars {
-        let value: f64 = bar
-            .attr("data-value")
-            .await
-            .expect("attr")
-            .unwrap_or_default()
-            .parse()
-            .unwrap_or(0.0);
+        let value = bar_value(bar).await;
         if value > 0.0 && busiest.as_ref().is_none_or(|(best, _)| value > *best) {
             busiest = Some((value, bar.clone()));
         }
@@ -426,15 +425,12 @@ async fn the_console_in_a_real_browser() {
         )
         .await
         .expect("hover");
-    let readout = client
-        .find(Locator::Css(
-            "figure[data-series='daily_workflow_messages.run_failed'] .readout",
-        ))
-        .await
-        .expect("readout")
-        .text()
-        .await
-        .expect("text");
+    let readout = text_when_shown(
+        &client,
+        Locator::Css("figure[data-series='daily_workflow_messages.run_failed'] .readout"),
+        "readout",
+    )
+    .await;
     assert_eq!(readout, format!("{label}: {value}"));
     let stats: serde_json::Value = reqwest::Client::new()
         .get(format!("{base}/v2/svc/stats?period=3d"))
@@ -448,13 +444,7 @@ async fn the_console_in_a_real_browser() {
     let charted_total: f64 = {
         let mut total = 0.0;
         for bar in &bars {
-            total += bar
-                .attr("data-value")
-                .await
-                .expect("attr")
-                .unwrap_or_default()
-                .parse::<f64>()
-                .unwrap_or(0.0);
+            total += bar_value(bar).await;
         }
         total
     };

@@ -35,7 +35,7 @@ fn entry(id: &str, run: &str) -> FailedWorkflowRun {
         failure_callback_header: None,
         failure_callback_info: None,
         flow_control_key: None,
-        header: HeaderMap(BTreeMap::from([(
+        header: Headers(BTreeMap::from([(
             "Content-Type".into(),
             vec!["text/plain".into()],
         )])),
@@ -391,21 +391,30 @@ fn message_of(error: &CourierError) -> String {
     error.message.clone()
 }
 
-async fn raw(
-    base: &str,
-    method: reqwest::Method,
-    path_and_query: &str,
-    auth: Option<&str>,
-) -> (u16, reqwest::header::HeaderMap, serde_json::Value) {
-    let mut request = reqwest::Client::new().request(method, format!("{base}{path_and_query}"));
-    if let Some(auth) = auth {
-        request = request.header("Authorization", auth);
+impl Served {
+    /// The list request the router parsed last.
+    fn last_list(&self) -> ListWorkflowDlqRequest {
+        self.api.last_list.lock().unwrap().clone().expect("parsed")
     }
-    let response = request.send().await.expect("request");
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response.json().await.unwrap_or(serde_json::Value::Null);
-    (status, headers, body)
+
+    /// Sends a request without the client: status, headers and the JSON body (null if none).
+    async fn raw(
+        &self,
+        method: reqwest::Method,
+        path_and_query: &str,
+        auth: Option<&str>,
+    ) -> (u16, reqwest::header::HeaderMap, serde_json::Value) {
+        let base = &self.base;
+        let mut request = reqwest::Client::new().request(method, format!("{base}{path_and_query}"));
+        if let Some(auth) = auth {
+            request = request.header("Authorization", auth);
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.json().await.unwrap_or(serde_json::Value::Null);
+        (status, headers, body)
+    }
 }
 
 mod inputs;

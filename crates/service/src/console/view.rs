@@ -228,7 +228,7 @@ pub fn moment(ms: i64, now_ms: i64) -> Markup {
 }
 
 /// A header map as a table (or "none").
-pub fn headers_table(caption: &str, headers: Option<&courier_models::HeaderMap>) -> Markup {
+pub fn headers_table(caption: &str, headers: Option<&courier_models::Headers>) -> Markup {
     html! {
         @match headers.filter(|h| !h.is_empty()) {
             None => p.muted { (caption) ": none" },

@@ -4,8 +4,8 @@
 //! what was inserted), so a wrong query fails here rather than in an HTTP test.
 
 use courier_models::{
-    FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState, HeaderMap, IndexRegion,
-    IndexType, SearchIndex, UrlGroupEndpoint,
+    FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState, Headers, IndexRegion, IndexType,
+    SearchIndex, UrlGroupEndpoint,
 };
 use courier_service::account::default_account;
 use courier_service::store::{ActiveRun, DlqFilter, SqliteStore, Store, StoreError};
@@ -47,8 +47,8 @@ fn fixture() -> Fixture {
     }
 }
 
-fn headers(pairs: &[(&str, &[&str])]) -> HeaderMap {
-    HeaderMap(
+fn headers(pairs: &[(&str, &[&str])]) -> Headers {
+    Headers(
         pairs
             .iter()
             .map(|(k, vs)| {

@@ -1,6 +1,7 @@
 //! Keyset pagination against concurrent inserts, deletes and an open write transaction.
 
 use super::*;
+use courier_service::store::Page;
 
 #[test]
 fn keyset_pagination_returns_every_entry_once_in_order() {
@@ -15,22 +16,9 @@ fn keyset_pagination_returns_every_entry_once_in_order() {
         .dlq_ids
         .into_iter()
         .collect();
-    let mut pages = 0;
-    let mut listed = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let page = f
-            .store
-            .list_dlq(&DlqFilter::default(), after.as_deref(), 100, 0)
-            .expect("list");
-        pages += 1;
-        listed.extend(ids(&page.entries));
-        match page.next_after {
-            Some(next) => after = Some(next),
-            None => break,
-        }
-    }
-    assert_eq!(pages, 11);
+    let pages = every_page(&f, 100);
+    assert_eq!(pages.len(), 11);
+    let listed: Vec<String> = pages.iter().flat_map(|page| ids(&page.entries)).collect();
     assert_eq!(listed.len(), 1050);
     assert_strictly_ascending(&listed);
     assert_eq!(listed.into_iter().collect::<BTreeSet<_>>(), inserted);
@@ -39,21 +27,26 @@ fn keyset_pagination_returns_every_entry_once_in_order() {
     f.store
         .delete_dlq_ids(&inserted.iter().take(50).cloned().collect::<Vec<_>>(), 0)
         .expect("delete");
+    let pages = every_page(&f, 100);
+    assert!(pages.iter().all(|page| page.entries.len() == 100));
+    assert_eq!(pages.len(), 10, "no empty trailing page");
+}
+
+/// Every page of an unfiltered scan of at most `size` entries each, following the cursor.
+fn every_page(f: &Fixture, size: usize) -> Vec<Page> {
+    let mut pages = Vec::new();
     let mut after: Option<String> = None;
-    let mut pages = 0;
     loop {
         let page = f
             .store
-            .list_dlq(&DlqFilter::default(), after.as_deref(), 100, 0)
+            .list_dlq(&DlqFilter::default(), after.as_deref(), size, 0)
             .expect("list");
-        pages += 1;
-        assert_eq!(page.entries.len(), 100);
-        match page.next_after {
-            Some(next) => after = Some(next),
-            None => break,
+        after = page.next_after.clone();
+        pages.push(page);
+        if after.is_none() {
+            return pages;
         }
     }
-    assert_eq!(pages, 10, "no empty trailing page");
 }
 
 #[test]

@@ -47,12 +47,7 @@ pub async fn bulk_delete_confirm(
     let (query, request) = match bulk_request(raw.as_deref()) {
         Ok(parsed) => parsed,
         Err(message) => {
-            return failure(
-                &viewer,
-                StatusCode::BAD_REQUEST,
-                "Filters not valid",
-                &message,
-            );
+            return invalid_filters(&viewer, &message);
         }
     };
     let (count, more) = if request.dlq_ids.is_empty() {
@@ -89,14 +84,7 @@ pub async fn bulk_delete_confirm(
             a.button.secondary href=(with_query("/console/dlq", &query)) { "Cancel" }
         }
     };
-    view::page(
-        StatusCode::OK,
-        "Delete failed runs",
-        Some(Section::Dlq),
-        &viewer,
-        None,
-        body,
-    )
+    section_page(Section::Dlq, "Delete failed runs", &viewer, body)
 }
 
 /// `POST /console/bulk-delete?<filters>`: deletes everything matching, batch by batch through
@@ -109,12 +97,7 @@ pub async fn bulk_delete(
     let (query, mut request) = match bulk_request(raw.as_deref()) {
         Ok(parsed) => parsed,
         Err(message) => {
-            return failure(
-                &viewer,
-                StatusCode::BAD_REQUEST,
-                "Filters not valid",
-                &message,
-            );
+            return invalid_filters(&viewer, &message);
         }
     };
     let mut deleted = 0i64;
@@ -128,12 +111,7 @@ pub async fn bulk_delete(
                 }
             }
             DeleteWorkflowDlqBulkResponse::BadRequest(body) => {
-                return failure(
-                    &viewer,
-                    StatusCode::BAD_REQUEST,
-                    "Filters not valid",
-                    &body.error,
-                );
+                return invalid_filters(&viewer, &body.error);
             }
             other => {
                 return internal(

@@ -248,24 +248,12 @@ pub async fn dlq_detail(
     let flash = console.sessions.take_flash(&viewer);
     let request = match GetWorkflowDlqRequest::parse(&dlq_id_params(&dlq_id), &Query::default()) {
         Ok(request) => request,
-        Err(rejection) => {
-            return failure(
-                &viewer,
-                rejection.status(),
-                "Bad request",
-                rejection.message(),
-            );
-        }
+        Err(rejection) => return rejected(&viewer, &rejection),
     };
     let run = match MessagingApi::get_workflow_dlq(&*console.service, (), request).await {
         GetWorkflowDlqResponse::Ok(run) => run,
         GetWorkflowDlqResponse::NotFound(body) => {
-            return failure(
-                &viewer,
-                StatusCode::NOT_FOUND,
-                "Not in the DLQ",
-                &body.error,
-            );
+            return not_in_dlq(&viewer, &body.error);
         }
         other => return internal(&viewer, &format!("reading the entry failed: {other:?}")),
     };
@@ -362,14 +350,7 @@ pub async fn dlq_delete(
 ) -> Response {
     let request = match DeleteDlqMessageRequest::parse(&dlq_id_params(&dlq_id), &Query::default()) {
         Ok(request) => request,
-        Err(rejection) => {
-            return failure(
-                &viewer,
-                rejection.status(),
-                "Bad request",
-                rejection.message(),
-            );
-        }
+        Err(rejection) => return rejected(&viewer, &rejection),
     };
     match MessagingApi::delete_dlq_message(&*console.service, (), request).await {
         DeleteDlqMessageResponse::Ok => {
@@ -378,12 +359,7 @@ pub async fn dlq_delete(
                 .set_flash(&viewer, format!("Deleted the DLQ entry {dlq_id}."));
             Redirect::to("/console/dlq").into_response()
         }
-        DeleteDlqMessageResponse::NotFound(body) => failure(
-            &viewer,
-            StatusCode::NOT_FOUND,
-            "Not in the DLQ",
-            &body.error,
-        ),
+        DeleteDlqMessageResponse::NotFound(body) => not_in_dlq(&viewer, &body.error),
         DeleteDlqMessageResponse::InsufficientStorage(body) => failure(
             &viewer,
             StatusCode::INSUFFICIENT_STORAGE,
@@ -403,14 +379,7 @@ pub async fn run_cancel(
     let path = PathParams::new(vec![("workflowRunId".to_owned(), run_id.clone())]);
     let request = match CancelWorkflowRunRequest::parse(&path, &Query::default()) {
         Ok(request) => request,
-        Err(rejection) => {
-            return failure(
-                &viewer,
-                rejection.status(),
-                "Bad request",
-                rejection.message(),
-            );
-        }
+        Err(rejection) => return rejected(&viewer, &rejection),
     };
     match MessagingApi::cancel_workflow_run(&*console.service, (), request).await {
         CancelWorkflowRunResponse::Ok => {

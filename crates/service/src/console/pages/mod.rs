@@ -103,6 +103,36 @@ fn failure(viewer: &Viewer, status: StatusCode, title: &str, message: &str) -> R
     )
 }
 
+/// A page of a console section, answered 200 without a notice.
+fn section_page(section: Section, title: &str, viewer: &Viewer, body: Markup) -> Response {
+    view::page(StatusCode::OK, title, Some(section), viewer, None, body)
+}
+
+/// The page for refused filters of a bulk delete.
+fn invalid_filters(viewer: &Viewer, message: &str) -> Response {
+    failure(
+        viewer,
+        StatusCode::BAD_REQUEST,
+        "Filters not valid",
+        message,
+    )
+}
+
+/// The page for a DLQ entry that is not (or no longer) there.
+fn not_in_dlq(viewer: &Viewer, message: &str) -> Response {
+    failure(viewer, StatusCode::NOT_FOUND, "Not in the DLQ", message)
+}
+
+/// The page for input the generated `*Request::parse` refused: its status and message.
+fn rejected(viewer: &Viewer, rejection: &courier_server::runtime::Rejection) -> Response {
+    failure(
+        viewer,
+        rejection.status(),
+        "Bad request",
+        rejection.message(),
+    )
+}
+
 fn internal(viewer: &Viewer, message: &str) -> Response {
     failure(
         viewer,

@@ -35,14 +35,7 @@ pub async fn topics(
             }
         }
     };
-    view::page(
-        StatusCode::OK,
-        "Topics",
-        Some(Section::Topics),
-        &viewer,
-        None,
-        body,
-    )
+    section_page(Section::Topics, "Topics", &viewer, body)
 }
 
 /// `GET /console/search`: the search indexes.
@@ -76,14 +69,7 @@ pub async fn indexes(
             }
         }
     };
-    view::page(
-        StatusCode::OK,
-        "Search indexes",
-        Some(Section::Search),
-        &viewer,
-        None,
-        body,
-    )
+    section_page(Section::Search, "Search indexes", &viewer, body)
 }
 
 /// `GET /console/search/{id}?period=`: an index and its statistics.
@@ -100,14 +86,7 @@ pub async fn index(
         GetSearchIndexStatsRequest::parse(&path, &Query::parse(&query)),
     ) {
         (Ok(index), Ok(stats)) => (index, stats),
-        (Err(rejection), _) | (_, Err(rejection)) => {
-            return failure(
-                &viewer,
-                rejection.status(),
-                "Bad request",
-                rejection.message(),
-            );
-        }
+        (Err(rejection), _) | (_, Err(rejection)) => return rejected(&viewer, &rejection),
     };
     let period = stats_request.period;
     let index = match ManagementApi::get_search_index(&*console.service, (), index_request).await {
@@ -140,12 +119,10 @@ pub async fn index(
         }
         (statistics(&base, period, &json))
     };
-    view::page(
-        StatusCode::OK,
+    section_page(
+        Section::Search,
         &format!("Index {}", index.name),
-        Some(Section::Search),
         &viewer,
-        None,
         body,
     )
 }
@@ -160,14 +137,7 @@ pub async fn stats(
     let request = match GetAccountStatsRequest::parse(&PathParams::default(), &Query::parse(&query))
     {
         Ok(request) => request,
-        Err(rejection) => {
-            return failure(
-                &viewer,
-                rejection.status(),
-                "Bad request",
-                rejection.message(),
-            );
-        }
+        Err(rejection) => return rejected(&viewer, &rejection),
     };
     let period = request.period;
     let stats = match ManagementApi::get_account_stats(&*console.service, (), request).await {
@@ -179,14 +149,7 @@ pub async fn stats(
         h1 { "Account statistics" }
         (statistics("/console/stats", period, &json))
     };
-    view::page(
-        StatusCode::OK,
-        "Statistics",
-        Some(Section::Stats),
-        &viewer,
-        None,
-        body,
-    )
+    section_page(Section::Stats, "Statistics", &viewer, body)
 }
 
 const PERIODS: [courier_models::StatsPeriod; 7] = [

@@ -4,7 +4,7 @@
 //! listing never parses more rows than it returns. Readers run on their own connections, which
 //! WAL lets proceed while a write transaction is open.
 //!
-//! The store is in rooms: `schema` (migrations and connection settings), `pool` (the writer,
+//! The store is in rooms: `schema` (migrations by `rusqlite_migration`, connection settings), `pool` (the writer,
 //! the readers and the reserve that keeps deletes working on a full disk), `scan` (filters as
 //! SQL and paged scans), `operations` (the `Store` methods) and `usage` (the
 //! statistics' counters).

@@ -2,7 +2,7 @@
 //! the reserve file that lets deletes run when the data directory is full.
 
 use super::scan::scan_queries;
-use super::schema::{configure, migrate, schema_version};
+use super::schema::prepare;
 use super::{SqliteStore, StoreError, internal, lock};
 use crate::store::Store as _;
 use courier_models::DlqFilter;
@@ -36,11 +36,7 @@ impl SqliteStore {
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
         let mut writer = Connection::open(path)?;
-        // Before anything is written: a newer courier's file is left exactly as it was (switching
-        // it to WAL mode would already change its header).
-        schema_version(&writer)?;
-        configure(&writer)?;
-        migrate(&mut writer)?;
+        prepare(&mut writer)?;
         let store = SqliteStore {
             path: path.to_path_buf(),
             reserve: path.with_extension("reserve"),

@@ -1,13 +1,20 @@
-//! The schema: migrations applied in order (`PRAGMA user_version` counts them) and the settings
-//! every connection gets.
+//! The schema: migrations applied in order by `rusqlite_migration` and the settings every
+//! connection gets.
+//!
+//! `rusqlite_migration` keeps its bookkeeping where the hand-written migrations before it did:
+//! `PRAGMA user_version` is the number of migrations applied, so a database written by an older
+//! courier opens and continues from where it stopped (`crates/service/tests/store_migrations.rs`
+//! holds files made by the old code to that). Migrations are only ever appended, never edited.
 
 use super::{StoreError, internal};
 use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
 
 /// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
-pub(super) const MIGRATIONS: &[&str] = &[
+const MIGRATION_LIST: &[M<'static>] = &[
     // 1: the initial schema.
-    "CREATE TABLE account (
+    M::up(
+        "CREATE TABLE account (
          id INTEGER PRIMARY KEY CHECK (id = 1),
          record TEXT NOT NULL,
          management_key TEXT NOT NULL
@@ -50,9 +57,11 @@ pub(super) const MIGRATIONS: &[&str] = &[
          value REAL NOT NULL,
          PRIMARY KEY (metric, minute)
      ) WITHOUT ROWID;",
+    ),
     // 2: usage events of search indexes (decision 17), one row per recorded event; `kind` is
     // query, update, rerank, embed or size.
-    "CREATE TABLE index_usage (
+    M::up(
+        "CREATE TABLE index_usage (
          index_id TEXT NOT NULL,
          at INTEGER NOT NULL,
          kind TEXT NOT NULL,
@@ -65,14 +74,17 @@ pub(super) const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX index_usage_by_time ON index_usage (index_id, at);
      CREATE INDEX index_usage_sizes ON index_usage (index_id, kind, at);",
+    ),
 ];
+
+const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATION_LIST);
 
 /// Removes the runs that entered the DLQ and have no entry left at or after `?1` (retention).
 pub(super) const EXPIRED_RUNS_DELETE: &str = "DELETE FROM runs WHERE workflow_run_id IN (
          SELECT workflow_run_id FROM dlq WHERE created_at < ?1
          EXCEPT SELECT workflow_run_id FROM dlq WHERE created_at >= ?1)";
 
-pub(super) fn configure(connection: &Connection) -> Result<(), StoreError> {
+fn configure(connection: &Connection) -> Result<(), StoreError> {
     connection
         .execute_batch(
             "PRAGMA journal_mode = WAL;
@@ -84,30 +96,37 @@ pub(super) fn configure(connection: &Connection) -> Result<(), StoreError> {
         .map_err(StoreError::from)
 }
 
+/// The number of migrations, which is the schema version of an up-to-date database.
+const SCHEMA_VERSION: usize = MIGRATION_LIST.len();
+
+/// Brings the writer's file to the current schema with the connection settings: refuses a file
+/// of a newer courier before anything is written to it (switching it to WAL mode would already
+/// change its header), and on a new file sets incremental auto-vacuum before WAL mode and the
+/// first table (after either, SQLite keeps the setting it had: none).
+pub(super) fn prepare(connection: &mut Connection) -> Result<(), StoreError> {
+    let version = schema_version(connection)?;
+    if version == 0 {
+        // Lets a full store give the pages of deleted entries back to the filesystem.
+        connection.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")?;
+    }
+    configure(connection)?;
+    MIGRATIONS
+        .to_latest(connection)
+        .map_err(|error| match error {
+            rusqlite_migration::Error::RusqliteError { err, .. } => StoreError::from(err),
+            other => internal(format!("migrating the database: {other}")),
+        })
+}
+
 /// The schema version of the file; a version newer than this courier knows is refused.
-pub(super) fn schema_version(connection: &Connection) -> Result<usize, StoreError> {
+fn schema_version(connection: &Connection) -> Result<usize, StoreError> {
     let version: usize = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    if version > MIGRATIONS.len() {
+    if version > SCHEMA_VERSION {
+        // Said here rather than by `rusqlite_migration` (`DatabaseTooFarAhead`), which names
+        // neither version nor what to do.
         return Err(internal(format!(
-            "the database has schema version {version}, newer than this courier ({}); use a newer courier",
-            MIGRATIONS.len()
+            "the database has schema version {version}, newer than this courier ({SCHEMA_VERSION}); use a newer courier"
         )));
     }
     Ok(version)
-}
-
-pub(super) fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
-    let version = schema_version(connection)?;
-    if version == 0 {
-        // Set before the first table exists (it cannot change later without a VACUUM): lets a
-        // full store give the pages of deleted entries back to the filesystem.
-        connection.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")?;
-    }
-    for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
-        let transaction = connection.transaction()?;
-        transaction.execute_batch(migration)?;
-        transaction.pragma_update(None, "user_version", index + 1)?;
-        transaction.commit()?;
-    }
-    Ok(())
 }
