@@ -8,8 +8,9 @@
 //! the filter struct without `..`).
 
 use crate::models::ModelType;
-use crate::server::{Operation, Param, ParamKind, operations};
+use crate::operations::{Operation, Param, ParamKind, operations};
 use crate::{CodegenError, Spec};
+use courier_spec::{extensions, openapiv3};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -191,12 +192,9 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
             .filter(|p| p.location == "query")
             .map(|p| {
                 let name = &p.name;
-                let multi = matches!(p.kind, ParamKind::Strings | ParamKind::Enums { .. });
+                let multi = p.kind.is_multi_valued();
                 let required = p.required;
-                let values: &[String] = match &p.kind {
-                    ParamKind::Enum { values, .. } | ParamKind::Enums { values, .. } => values,
-                    _ => &[],
-                };
+                let values = p.kind.values();
                 let alias_of = option(p.alias_of.as_deref());
                 quote!(QueryKey { name: #name, multi_valued: #multi, required: #required, values: &[#(#values),*], alias_of: #alias_of, credential: false })
             })
@@ -281,6 +279,41 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
     }
 }
 
+/// Behind the `schemars` feature: every component schema of the spec with the JSON Schema of
+/// the Rust type generated for it, so a check can hold the two to each other without a
+/// hand-kept list of which type belongs to which component.
+fn component_schema_table(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
+    let mut rows = Vec::new();
+    for (component, schema) in spec.doc.components::<openapiv3::Schema>() {
+        let schema = schema.map_err(|e| CodegenError::Generator(e.to_string()))?;
+        let ty = if extensions::is_plain_string(schema) {
+            quote!(::std::string::String)
+        } else {
+            let name = component.to_upper_camel_case();
+            if !models.iter().any(|model| model.name == name) {
+                return Err(CodegenError::Generator(format!(
+                    "component `{component}` has no generated model type"
+                )));
+            }
+            model_type(&name)
+        };
+        rows.push(quote!((#component, root_schema::<#ty>),));
+    }
+    Ok(quote! {
+        /// Every component schema of the spec (`components.schemas`, in the spec's order) with
+        /// the JSON Schema of the type generated for it (`String` for a component marked
+        /// `x-courier-rust-type: String`).
+        #[cfg(feature = "schemars")]
+        pub const COMPONENT_SCHEMAS: &[(&str, fn() -> ::schemars::Schema)] = &[#(#rows)*];
+
+        /// The root JSON Schema of `T`, as `schemars::schema_for!` makes it.
+        #[cfg(feature = "schemars")]
+        fn root_schema<T: ::schemars::JsonSchema>() -> ::schemars::Schema {
+            ::schemars::schema_for!(T)
+        }
+    })
+}
+
 fn option(value: Option<&str>) -> TokenStream {
     match value {
         Some(value) => quote!(::std::option::Option::Some(#value)),
@@ -290,12 +323,13 @@ fn option(value: Option<&str>) -> TokenStream {
 
 /// `crates/models/src/facts.rs`: the groups and the operation table.
 pub fn models(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
-    let operations = operations(&spec.json, models)?;
+    let operations = operations(spec, models)?;
     let mut items = Vec::new();
     for (name, params) in groups(&operations)? {
         items.push(group_struct(&name, &params)?);
     }
     items.push(operation_table(&operations));
+    items.push(component_schema_table(spec, models)?);
     Ok(quote!(#(#items)*))
 }
 
@@ -306,7 +340,7 @@ pub fn client_group_setters(
     models: &[ModelType],
     tag: &str,
 ) -> Result<TokenStream, CodegenError> {
-    let operations = operations(&spec.json, models)?;
+    let operations = operations(spec, models)?;
     let mut items = Vec::new();
     // The client leaves out the official clients' aliases (see `progenitor_gen::operations_of`).
     for op in operations

@@ -7,6 +7,7 @@
 mod facts;
 pub mod lint;
 mod models;
+mod operations;
 mod postprocess;
 mod progenitor_gen;
 mod render;
@@ -47,32 +48,31 @@ fn lint_report(errors: &[lint::LintError]) -> String {
     errors.iter().map(|error| format!("  {error}\n")).collect()
 }
 
-/// The spec, parsed twice: as plain JSON for the lint (pointers) and as typed OpenAPI.
+/// The spec, read once through `courier-spec`, linted, with the hash of its text that every
+/// generated file names.
 pub struct Spec {
-    pub json: serde_json::Value,
-    pub openapi: openapiv3::OpenAPI,
+    pub doc: courier_spec::Spec,
     pub sha256: String,
 }
 
 impl Spec {
     pub fn parse(text: &str) -> Result<Spec, CodegenError> {
-        let json: serde_json::Value =
-            serde_yaml::from_str(text).map_err(|e| CodegenError::Parse(e.to_string()))?;
-        let errors = lint::lint(&json);
+        let doc =
+            courier_spec::Spec::parse(text).map_err(|e| CodegenError::Parse(e.to_string()))?;
+        let errors = lint::lint(&doc);
         if !errors.is_empty() {
             return Err(CodegenError::Lint(errors));
         }
-        let openapi: openapiv3::OpenAPI =
-            serde_json::from_value(json.clone()).map_err(|e| CodegenError::Parse(e.to_string()))?;
         let sha256 = Sha256::digest(text.as_bytes())
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        Ok(Spec {
-            json,
-            openapi,
-            sha256,
-        })
+        Ok(Spec { doc, sha256 })
+    }
+
+    /// The typed document the generators read.
+    pub fn openapi(&self) -> &courier_spec::openapiv3::OpenAPI {
+        self.doc.openapi()
     }
 }
 

@@ -1,6 +1,8 @@
 //! Generates `courier-models`: typify's types for every component schema, nothing else.
 
 use crate::{CodegenError, Spec};
+use courier_spec::{extensions, openapiv3};
+use heck::ToUpperCamelCase;
 use proc_macro2::TokenStream;
 use progenitor::{GenerationSettings, Generator, TypePatch};
 use typify::TypeDetails;
@@ -37,26 +39,20 @@ fn settings(spec: &Spec) -> GenerationSettings {
 /// Components marked `x-courier-rust-type: String`: constrained in the spec (for validators and
 /// readers) but a plain `String` in Rust, by their typify name.
 pub fn plain_string_components(spec: &Spec) -> Vec<String> {
-    spec.json
-        .pointer("/components/schemas")
-        .and_then(serde_json::Value::as_object)
-        .map(|schemas| {
-            schemas
-                .iter()
-                .filter(|(_, schema)| {
-                    schema
-                        .get("x-courier-rust-type")
-                        .and_then(serde_json::Value::as_str)
-                        == Some("String")
-                })
-                .map(|(name, _)| heck::ToUpperCamelCase::to_upper_camel_case(name.as_str()))
-                .collect()
-        })
-        .unwrap_or_default()
+    component_names(spec, extensions::is_plain_string)
+}
+
+/// The typify names of the component schemas that pass `filter`.
+fn component_names(spec: &Spec, filter: impl Fn(&openapiv3::Schema) -> bool) -> Vec<String> {
+    spec.doc
+        .components::<openapiv3::Schema>()
+        .filter(|(_, schema)| schema.as_ref().is_ok_and(|schema| filter(schema)))
+        .map(|(name, _)| name.to_upper_camel_case())
+        .collect()
 }
 
 fn types_only(spec: &Spec) -> openapiv3::OpenAPI {
-    let mut openapi = spec.openapi.clone();
+    let mut openapi = spec.openapi().clone();
     openapi.paths = Default::default();
     openapi
 }
@@ -68,18 +64,7 @@ pub fn generate(spec: &Spec) -> Result<Models, CodegenError> {
     first
         .generate_tokens(&openapi)
         .map_err(|e| CodegenError::Generator(e.to_string()))?;
-    let component_defaults: Vec<String> = spec
-        .json
-        .pointer("/components/schemas")
-        .and_then(serde_json::Value::as_object)
-        .map(|schemas| {
-            schemas
-                .iter()
-                .filter(|(_, schema)| schema.get("default").is_some())
-                .map(|(name, _)| heck::ToUpperCamelCase::to_upper_camel_case(name.as_str()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let component_defaults = component_names(spec, |schema| schema.schema_data.default.is_some());
     let mut type_names: Vec<ModelType> = first
         .get_type_space()
         .iter_types()

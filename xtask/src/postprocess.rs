@@ -3,6 +3,7 @@
 //! client crate's one error type. Both are pure token rewrites, so output stays deterministic.
 
 use crate::{CodegenError, Spec};
+use courier_spec::{extensions, openapiv3};
 use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::BTreeMap;
@@ -14,22 +15,15 @@ pub fn enum_variant_names(
     spec: &Spec,
 ) -> Result<BTreeMap<String, BTreeMap<String, String>>, CodegenError> {
     let mut renames = BTreeMap::new();
-    let Some(schemas) = spec
-        .json
-        .pointer("/components/schemas")
-        .and_then(serde_json::Value::as_object)
-    else {
-        return Ok(renames);
-    };
-    for (name, schema) in schemas {
-        let Some(names) = schema.get("x-enum-varnames") else {
+    for (name, schema) in spec.doc.components::<openapiv3::Schema>() {
+        let Ok(schema) = schema else { continue };
+        let Some(names) = extensions::enum_variant_names(schema) else {
             continue;
         };
-        let values = schema.get("enum").and_then(serde_json::Value::as_array);
-        let names = names.as_array();
-        let (Some(values), Some(names)) = (values, names) else {
+        let values = courier_spec::string_enum(schema);
+        let Some(names) = names.filter(|_| !values.is_empty()) else {
             return Err(CodegenError::Generator(format!(
-                "{name}: x-enum-varnames needs an `enum` and a list of names"
+                "{name}: x-enum-varnames needs a string `enum` and a list of string names"
             )));
         };
         if values.len() != names.len() {
@@ -40,12 +34,7 @@ pub fn enum_variant_names(
             )));
         }
         let mut map = BTreeMap::new();
-        for (value, variant) in values.iter().zip(names) {
-            let (Some(value), Some(variant)) = (value.as_str(), variant.as_str()) else {
-                return Err(CodegenError::Generator(format!(
-                    "{name}: x-enum-varnames pairs string values with string names"
-                )));
-            };
+        for (value, variant) in values.into_iter().zip(names) {
             if syn::parse_str::<Ident>(variant).is_err() {
                 return Err(CodegenError::Generator(format!(
                     "{name}: `{variant}` in x-enum-varnames is not a Rust identifier"
@@ -53,10 +42,7 @@ pub fn enum_variant_names(
             }
             map.insert(value.to_owned(), variant.to_owned());
         }
-        renames.insert(
-            heck::ToUpperCamelCase::to_upper_camel_case(name.as_str()),
-            map,
-        );
+        renames.insert(heck::ToUpperCamelCase::to_upper_camel_case(name), map);
     }
     Ok(renames)
 }
@@ -164,48 +150,32 @@ pub fn client_send_returns_courier_error(tokens: TokenStream) -> Result<TokenStr
     let mut file: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError::Generator(format!("client does not parse: {e}")))?;
     let mut rewritten = 0;
-    for item in &mut file.items {
-        let syn::Item::Mod(module) = item else {
-            continue;
-        };
-        if module.ident != "builder" {
-            continue;
-        }
-        let Some((_, items)) = &mut module.content else {
-            continue;
-        };
-        for item in items {
-            let syn::Item::Impl(block) = item else {
+    for block in builder_impls(&mut file) {
+        let mut added = Vec::new();
+        for member in &mut block.items {
+            let syn::ImplItem::Fn(function) = member else {
                 continue;
             };
-            let mut added = Vec::new();
-            for member in &mut block.items {
-                let syn::ImplItem::Fn(function) = member else {
-                    continue;
-                };
-                if function.sig.ident != "send" {
-                    continue;
-                }
-                let ok_type = success_type(&function.sig.output).ok_or_else(|| {
-                    CodegenError::Generator(
-                        "a builder's send() does not return Result<T, E>".into(),
-                    )
-                })?;
-                function.sig.ident = Ident::new("send_raw", function.sig.ident.span());
-                function.attrs.retain(|attr| !attr.path().is_ident("doc"));
-                function.attrs.push(syn::parse_quote!(
-                    #[doc = "Sends the request; errors keep progenitor's own type (see [`send`](Self::send))."]
-                ));
-                added.push(syn::parse_quote! {
-                    #[doc = "Sends the request. Every failure is a [`crate::CourierError`]."]
-                    pub async fn send(self) -> ::std::result::Result<#ok_type, crate::CourierError> {
-                        self.send_raw().await.map_err(crate::CourierError::from)
-                    }
-                });
-                rewritten += 1;
+            if function.sig.ident != "send" {
+                continue;
             }
-            block.items.extend(added);
+            let ok_type = success_type(&function.sig.output).ok_or_else(|| {
+                CodegenError::Generator("a builder's send() does not return Result<T, E>".into())
+            })?;
+            function.sig.ident = Ident::new("send_raw", function.sig.ident.span());
+            function.attrs.retain(|attr| !attr.path().is_ident("doc"));
+            function.attrs.push(syn::parse_quote!(
+                #[doc = "Sends the request; errors keep progenitor's own type (see [`send`](Self::send))."]
+            ));
+            added.push(syn::parse_quote! {
+                #[doc = "Sends the request. Every failure is a [`crate::CourierError`]."]
+                pub async fn send(self) -> ::std::result::Result<#ok_type, crate::CourierError> {
+                    self.send_raw().await.map_err(crate::CourierError::from)
+                }
+            });
+            rewritten += 1;
         }
+        block.items.extend(added);
     }
     if rewritten == 0 {
         return Err(CodegenError::Generator(
@@ -224,40 +194,41 @@ pub fn multi_value_setters_take_one_or_many(
 ) -> Result<TokenStream, CodegenError> {
     let mut file: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError::Generator(format!("client does not parse: {e}")))?;
-    for item in &mut file.items {
-        let syn::Item::Mod(module) = item else {
-            continue;
-        };
-        if module.ident != "builder" {
-            continue;
-        }
-        let Some((_, items)) = &mut module.content else {
-            continue;
-        };
-        for item in items {
-            let syn::Item::Impl(block) = item else {
+    for block in builder_impls(&mut file) {
+        for member in &mut block.items {
+            let syn::ImplItem::Fn(function) = member else {
                 continue;
             };
-            for member in &mut block.items {
-                let syn::ImplItem::Fn(function) = member else {
-                    continue;
-                };
-                let Some(element) = vec_bound(&function.sig.generics) else {
-                    continue;
-                };
-                let field = function.sig.ident.clone();
-                function.sig.generics.where_clause =
-                    Some(syn::parse_quote!(where V: crate::values::IntoValues<#element>));
-                function.block = syn::parse_quote!({
-                    self.#field = ::std::result::Result::Ok(::std::option::Option::Some(
-                        crate::values::IntoValues::into_values(value),
-                    ));
-                    self
-                });
-            }
+            let Some(element) = vec_bound(&function.sig.generics) else {
+                continue;
+            };
+            let field = function.sig.ident.clone();
+            function.sig.generics.where_clause =
+                Some(syn::parse_quote!(where V: crate::values::IntoValues<#element>));
+            function.block = syn::parse_quote!({
+                self.#field = ::std::result::Result::Ok(::std::option::Option::Some(
+                    crate::values::IntoValues::into_values(value),
+                ));
+                self
+            });
         }
     }
     Ok(file.into_token_stream())
+}
+
+/// Every `impl` block of progenitor's `builder` module, where the request builders live.
+fn builder_impls(file: &mut syn::File) -> impl Iterator<Item = &mut syn::ItemImpl> {
+    file.items
+        .iter_mut()
+        .filter_map(|item| match item {
+            syn::Item::Mod(module) if module.ident == "builder" => module.content.as_mut(),
+            _ => None,
+        })
+        .flat_map(|(_, items)| items.iter_mut())
+        .filter_map(|item| match item {
+            syn::Item::Impl(block) => Some(block),
+            _ => None,
+        })
 }
 
 /// `T` of a `where V: std::convert::TryInto<::std::vec::Vec<T>>` clause.
@@ -269,25 +240,23 @@ fn vec_bound(generics: &syn::Generics) -> Option<syn::Type> {
     let syn::TypeParamBound::Trait(bound) = predicate.bounds.first()? else {
         return None;
     };
-    let last = bound.path.segments.last()?;
-    if last.ident != "TryInto" {
+    let Some(syn::Type::Path(target)) = first_type_argument(&bound.path, "TryInto") else {
+        return None;
+    };
+    first_type_argument(&target.path, "Vec").cloned()
+}
+
+/// The first type argument of `path` when its last segment is `name` (`Vec<T>` → `T`).
+fn first_type_argument<'a>(path: &'a syn::Path, name: &str) -> Option<&'a syn::Type> {
+    let last = path.segments.last()?;
+    if last.ident != name {
         return None;
     }
     let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
         return None;
     };
-    let Some(syn::GenericArgument::Type(syn::Type::Path(target))) = arguments.args.first() else {
-        return None;
-    };
-    let vec = target.path.segments.last()?;
-    if vec.ident != "Vec" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(element) = &vec.arguments else {
-        return None;
-    };
-    match element.args.first()? {
-        syn::GenericArgument::Type(element) => Some(element.clone()),
+    match arguments.args.first()? {
+        syn::GenericArgument::Type(ty) => Some(ty),
         _ => None,
     }
 }
@@ -300,15 +269,5 @@ fn success_type(output: &syn::ReturnType) -> Option<syn::Type> {
     let syn::Type::Path(path) = ty.as_ref() else {
         return None;
     };
-    let last = path.path.segments.last()?;
-    if last.ident != "Result" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
-        return None;
-    };
-    match arguments.args.first()? {
-        syn::GenericArgument::Type(ty) => Some(ty.clone()),
-        _ => None,
-    }
+    first_type_argument(&path.path, "Result").cloned()
 }

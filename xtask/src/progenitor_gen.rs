@@ -2,6 +2,7 @@
 
 use crate::models::ModelType;
 use crate::{CodegenError, Spec};
+use courier_spec::{extensions, openapiv3};
 use proc_macro2::TokenStream;
 use progenitor::{GenerationSettings, Generator, HooksMode, InterfaceStyle, TagStyle, TypeImpl};
 
@@ -32,43 +33,23 @@ pub const INTERFACES: [Interface; 2] = [
 
 /// Whether an operation only re-exposes another one for the official clients
 /// (`x-courier-compat: {alias-of: ...}`): the Rust client calls the original instead.
-pub fn is_operation_alias(operation: &openapiv3::Operation) -> bool {
-    operation
-        .extensions
-        .get("x-courier-compat")
-        .is_some_and(|compat| compat.get("alias-of").is_some())
+fn is_operation_alias(operation: &openapiv3::Operation) -> bool {
+    extensions::operation_alias_of(operation).is_some()
 }
 
 /// Whether a parameter is another spelling of one the operation also declares
 /// (`x-courier-alias-of`): the Rust client sends the original spelling only.
 fn is_parameter_alias(
-    openapi: &openapiv3::OpenAPI,
+    spec: &courier_spec::Spec,
     parameter: &openapiv3::ReferenceOr<openapiv3::Parameter>,
 ) -> bool {
-    let resolved = match parameter {
-        openapiv3::ReferenceOr::Item(parameter) => Some(parameter),
-        openapiv3::ReferenceOr::Reference { reference } => openapi
-            .components
-            .as_ref()
-            .and_then(|components| {
-                components
-                    .parameters
-                    .get(reference.trim_start_matches("#/components/parameters/"))
-            })
-            .and_then(openapiv3::ReferenceOr::as_item),
-    };
-    resolved.is_some_and(|parameter| {
-        parameter
-            .parameter_data_ref()
-            .extensions
-            .contains_key("x-courier-alias-of")
-    })
+    spec.parameter(parameter)
+        .is_ok_and(|parameter| extensions::parameter_alias_of(parameter).is_some())
 }
 
 /// The spec restricted to the operations of one tag, without the official clients' aliases.
-pub fn operations_of(spec: &Spec, tag: &str) -> openapiv3::OpenAPI {
-    let mut openapi = spec.openapi.clone();
-    let whole = spec.openapi.clone();
+fn operations_of(spec: &Spec, tag: &str) -> openapiv3::OpenAPI {
+    let mut openapi = spec.openapi().clone();
     for item in openapi.paths.paths.values_mut() {
         let openapiv3::ReferenceOr::Item(item) = item else {
             continue;
@@ -89,10 +70,13 @@ pub fn operations_of(spec: &Spec, tag: &str) -> openapiv3::OpenAPI {
             if let Some(operation) = slot.as_mut() {
                 operation
                     .parameters
-                    .retain(|parameter| !is_parameter_alias(&whole, parameter));
+                    .retain(|parameter| !is_parameter_alias(&spec.doc, parameter));
             }
         }
     }
+    // progenitor emits methods in path order; sorted, the client reads the same whatever the
+    // order of the document.
+    openapi.paths.paths.sort_keys();
     openapi.paths.paths.retain(|_, item| {
         item.as_item()
             .is_some_and(|item| item.iter().next().is_some())

@@ -5,7 +5,11 @@
 use crate::interface::{
     ErrorDoc, Field, InterfaceFacts, InterfaceType, OperationDoc, ShapeSection,
 };
-use crate::spec::{Operation, component_schemas, deref, operations, ref_name};
+use crate::spec::{
+    OperationRef, Spec, component_schemas, deref, label, operations, resolved_schema,
+};
+use courier_spec::openapiv3::{Schema, StatusCode};
+use courier_spec::{parameter_schema, schema_ref_name, string_enum};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -35,13 +39,13 @@ pub const STATE_COMPONENT: &str = "FailureFunctionState";
 pub const ERROR_SECTION: &str = "2.4";
 
 /// Every check of this module against the interface document's text `md`.
-pub fn check_interface(spec: &Value, md: &str) -> Result<(), String> {
+pub fn check_interface(spec: &Spec, md: &str) -> Result<(), String> {
     check_facts(spec, &InterfaceFacts::parse(md)?)
 }
 
 /// Holds the spec to the facts of the interface (the committed `interface-facts.json`, or a
 /// document's parse); every violation is named.
-pub fn check_facts(spec: &Value, facts: &InterfaceFacts) -> Result<(), String> {
+pub fn check_facts(spec: &Spec, facts: &InterfaceFacts) -> Result<(), String> {
     let errors: Vec<String> = [
         check_shapes(spec, &facts.shapes, SECTION_COMPONENTS),
         check_operations(spec, &facts.operations),
@@ -64,7 +68,7 @@ fn finish(errors: Vec<String>) -> Result<(), String> {
 
 /// Every field of part 2 is a property of its component with a compatible type.
 pub fn check_shapes(
-    spec: &Value,
+    spec: &Spec,
     shapes: &[ShapeSection],
     table: &[(&str, &[&str])],
 ) -> Result<(), String> {
@@ -162,7 +166,7 @@ pub fn check_shapes(
 }
 
 fn check_fields(
-    spec: &Value,
+    spec: &Spec,
     label: &str,
     schema: &Value,
     fields: &[Field],
@@ -218,7 +222,7 @@ fn describe(schema: &Value) -> String {
 
 /// `path`'s spec schema can carry what the interface calls `text`.
 pub fn check_type(
-    spec: &Value,
+    spec: &Spec,
     path: &str,
     text: &str,
     ty: &InterfaceType,
@@ -231,7 +235,7 @@ pub fn check_type(
     let mismatch = |errors: &mut Vec<String>, detail: &str| {
         errors.push(format!(
             "{path}: the interface says `{text}`, the spec has `{}`{detail}",
-            describe(s)
+            describe(&s)
         ))
     };
     let expected = match ty {
@@ -293,16 +297,19 @@ pub fn check_type(
     }
 }
 
-fn find<'a>(spec_ops: &'a [Operation], op: &OperationDoc) -> Option<&'a Operation> {
+fn find<'a, 's>(
+    spec_ops: &'a [OperationRef<'s>],
+    op: &OperationDoc,
+) -> Option<&'a OperationRef<'s>> {
     spec_ops
         .iter()
-        .find(|s| s.method == op.method && s.path == op.path)
+        .find(|s| label(s) == format!("{} {}", op.method, op.path))
 }
 
 /// Every operation of part 4, its path parameters, the parameters of its tables and those named
 /// in its prose are in the spec.
-pub fn check_operations(spec: &Value, ops: &[OperationDoc]) -> Result<(), String> {
-    let spec_ops = operations(spec);
+pub fn check_operations(spec: &Spec, ops: &[OperationDoc]) -> Result<(), String> {
+    let spec_ops = operations(spec)?;
     let mut errors = Vec::new();
     if ops.is_empty() {
         errors.push("part 4 of the interface lists no operations".to_owned());
@@ -328,9 +335,9 @@ pub fn check_operations(spec: &Value, ops: &[OperationDoc]) -> Result<(), String
                 None => errors.push(format!(
                     "{label}: {location} parameter `{name}` not in the spec"
                 )),
-                Some(p) if location == "path" && !p.required => errors.push(format!(
-                    "{label}: path parameter `{name}` is not required in the spec"
-                )),
+                Some(p) if location == "path" && !p.parameter_data_ref().required => errors.push(
+                    format!("{label}: path parameter `{name}` is not required in the spec"),
+                ),
                 Some(_) => {}
             }
         }
@@ -340,10 +347,13 @@ pub fn check_operations(spec: &Value, ops: &[OperationDoc]) -> Result<(), String
                 continue;
             };
             let path = format!("{label} ?{name}");
+            let schema = parameter_schema(param)
+                .map(|schema| resolved_schema(spec, schema))
+                .unwrap_or(Value::Null);
             let mut parts = cell.split(',').map(str::trim);
             let text = parts.next().unwrap_or("");
             match InterfaceType::parse(text) {
-                Ok(ty) => check_type(spec, &path, text, &ty, &param.schema, &mut errors),
+                Ok(ty) => check_type(spec, &path, text, &ty, &schema, &mut errors),
                 Err(e) => errors.push(format!("{path}: {e}")),
             }
             for part in parts {
@@ -353,7 +363,7 @@ pub fn check_operations(spec: &Value, ops: &[OperationDoc]) -> Result<(), String
                 if !matches!(key, "default" | "maximum" | "minimum") {
                     continue;
                 }
-                let spec_value = param.schema.get(key).map(|v| v.to_string());
+                let spec_value = schema.get(key).map(|v| v.to_string());
                 if spec_value.as_deref() != Some(value.trim()) {
                     errors.push(format!(
                         "{path}: the interface says {key} {value}, the spec has {}",
@@ -361,7 +371,7 @@ pub fn check_operations(spec: &Value, ops: &[OperationDoc]) -> Result<(), String
                     ));
                 }
             }
-            if op.all_optional && param.required {
+            if op.all_optional && param.parameter_data_ref().required {
                 errors.push(format!(
                     "{path}: optional in the interface, required in the spec"
                 ));
@@ -372,8 +382,8 @@ pub fn check_operations(spec: &Value, ops: &[OperationDoc]) -> Result<(), String
 }
 
 /// Every error status of part 7 is a response of its operation, carrying the 2.4 body.
-pub fn check_errors(spec: &Value, ops: &[OperationDoc], rows: &[ErrorDoc]) -> Result<(), String> {
-    let spec_ops = operations(spec);
+pub fn check_errors(spec: &Spec, ops: &[OperationDoc], rows: &[ErrorDoc]) -> Result<(), String> {
+    let spec_ops = operations(spec)?;
     let error_component = SECTION_COMPONENTS
         .iter()
         .find(|(n, _)| *n == ERROR_SECTION)
@@ -400,16 +410,26 @@ pub fn check_errors(spec: &Value, ops: &[OperationDoc], rows: &[ErrorDoc]) -> Re
             ));
             continue;
         };
-        let Some(response) = found.responses.get(&row.status) else {
+        let response = row.status.parse().ok().and_then(|status| {
+            found
+                .operation
+                .responses
+                .responses
+                .get(&StatusCode::Code(status))
+        });
+        let Some(response) = response else {
             errors.push(format!(
                 "{label}: error status {} ({}) not in the spec",
                 row.status, row.condition
             ));
             continue;
         };
+        let response = spec.response(response).map_err(|e| e.to_string())?;
         let body = response
-            .pointer("/content/application~1json/schema")
-            .and_then(ref_name);
+            .content
+            .get("application/json")
+            .and_then(|media| media.schema.as_ref())
+            .and_then(schema_ref_name);
         if body != Some(error_component) {
             errors.push(format!(
                 "{label}: error status {} does not carry the {ERROR_SECTION} body `{error_component}` (found {body:?})",
@@ -421,17 +441,10 @@ pub fn check_errors(spec: &Value, ops: &[OperationDoc], rows: &[ErrorDoc]) -> Re
 }
 
 /// Every failure function state of part 3 is a value of the spec's enum.
-pub fn check_states(spec: &Value, states: &BTreeSet<String>) -> Result<(), String> {
-    let values: BTreeSet<String> = component_schemas(spec)
-        .get(STATE_COMPONENT)
-        .and_then(|s| s.get("enum"))
-        .and_then(Value::as_array)
-        .map(|v| {
-            v.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
+pub fn check_states(spec: &Spec, states: &BTreeSet<String>) -> Result<(), String> {
+    let values: BTreeSet<String> = spec
+        .component::<Schema>(STATE_COMPONENT)
+        .map(|schema| string_enum(schema).into_iter().map(str::to_owned).collect())
         .unwrap_or_default();
     let mut errors = Vec::new();
     if states.is_empty() {

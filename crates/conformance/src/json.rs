@@ -2,8 +2,12 @@
 //! an instance leaves unset, which keys of a payload the model does not know, where two
 //! documents first differ, and the decision 8 time format of data points.
 
-use crate::spec::resolve_ref;
 use serde_json::Value;
+
+/// The target of a local `$ref` (`#/$defs/X`) within a model's JSON Schema `root`.
+pub fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    root.pointer(reference.strip_prefix('#')?)
+}
 
 /// The schema that a (possibly `$ref`, possibly nullable) model schema describes.
 fn concrete<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {

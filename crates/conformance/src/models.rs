@@ -10,7 +10,9 @@
 //! Formats are compared as typify maps them: an `integer` without a format becomes `i64`
 //! (schemars: `int64`), a `number` without a format becomes `f64` (schemars: `double`).
 
-use crate::spec::{component_schemas, deref, ref_name, resolve_ref};
+use crate::json::resolve_ref;
+use crate::spec::{Spec, component_schemas, deref, ref_name};
+use courier_spec::openapiv3::Schema;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,7 +28,7 @@ pub struct ModelEntry {
 /// Checks every component of `spec` against its model. Fails, with one line per mismatch, when
 /// a component has no entry in `table`, an entry names no component, or any component and its
 /// model disagree.
-pub fn check_models(spec: &Value, table: &[ModelEntry]) -> Result<(), String> {
+pub fn check_models(spec: &Spec, table: &[ModelEntry]) -> Result<(), String> {
     let components = component_schemas(spec);
     let mut errors = Vec::new();
 
@@ -50,11 +52,9 @@ pub fn check_models(spec: &Value, table: &[ModelEntry]) -> Result<(), String> {
             .and_then(Value::as_str)
             .unwrap_or("");
         // `x-courier-rust-type: String` components are generated as a plain `String` on purpose.
-        let plain_string = components
-            .get(entry.component)
-            .and_then(|schema| schema.get("x-courier-rust-type"))
-            .and_then(Value::as_str)
-            == Some("String");
+        let plain_string = spec
+            .component::<Schema>(entry.component)
+            .is_ok_and(courier_spec::extensions::is_plain_string);
         if !(title.eq_ignore_ascii_case(entry.component) || (plain_string && title == "string")) {
             errors.push(format!(
                 "`{}`: the model table maps it to `{title}`, whose name does not match",
@@ -101,7 +101,7 @@ pub fn check_models(spec: &Value, table: &[ModelEntry]) -> Result<(), String> {
 }
 
 struct Cx<'a> {
-    spec: &'a Value,
+    spec: &'a Spec,
     model: &'a Value,
     titles: &'a BTreeMap<String, String>,
 }
@@ -237,7 +237,7 @@ fn compare(cx: &Cx<'_>, path: &str, spec: &Value, model: &Value, errors: &mut Ve
         }
         (Some(_), None) => {
             let target = deref(cx.spec, spec);
-            return compare(cx, path, target, &model, errors);
+            return compare(cx, path, &target, &model, errors);
         }
         (None, Some(_)) => {
             let target = model
@@ -375,7 +375,7 @@ fn compare_object(cx: &Cx<'_>, path: &str, spec: &Value, model: &Value, errors: 
         }
         if in_spec && in_model {
             let spec_null = spec_nullable(spec_prop)
-                || spec_prop.get("allOf").is_some() && spec_nullable(deref(cx.spec, spec_prop));
+                || spec_prop.get("allOf").is_some() && spec_nullable(&deref(cx.spec, spec_prop));
             let (_, model_null) = strip_null(model_prop);
             if spec_null != model_null {
                 errors.push(format!(
@@ -423,11 +423,10 @@ fn compare_object(cx: &Cx<'_>, path: &str, spec: &Value, model: &Value, errors: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mutate::{
+        rename_property, required_mut, schema_from, schema_mut, set_component, set_property,
+    };
     use serde_json::json;
-
-    fn spec_with(schema: Value) -> Value {
-        json!({"components": {"schemas": {"Thing": schema, "Item": {"type": "string"}}}})
-    }
 
     fn table(model: Value) -> Vec<ModelEntry> {
         vec![
@@ -457,79 +456,82 @@ mod tests {
         })
     }
 
-    fn spec() -> Value {
-        spec_with(json!({
-            "type": "object",
-            "required": ["n"],
-            "properties": {
-                "n": {"type": "integer"},
-                "o": {"type": "string", "format": "uuid"},
-                "r": {"$ref": "#/components/schemas/Item"},
-                "l": {"type": "array", "items": {"type": "number"}}
-            }
-        }))
+    fn spec() -> Spec {
+        let document = json!({
+            "openapi": "3.0.3",
+            "info": {"title": "t", "version": "1"},
+            "paths": {},
+            "components": {"schemas": {
+                "Item": {"type": "string"},
+                "Thing": {
+                    "type": "object",
+                    "required": ["n"],
+                    "properties": {
+                        "n": {"type": "integer"},
+                        "o": {"type": "string", "format": "uuid"},
+                        "r": {"$ref": "#/components/schemas/Item"},
+                        "l": {"type": "array", "items": {"type": "number"}}
+                    }
+                }
+            }}
+        });
+        Spec::parse(&document.to_string()).expect("the test spec parses")
     }
+
+    type Mutation = Box<dyn Fn(&mut Spec)>;
 
     #[test]
     fn equivalent_schemas_agree() {
         check_models(&spec(), &table(model())).unwrap();
     }
 
-    type Mutation = Box<dyn Fn(&mut Value)>;
-
     #[test]
     fn each_difference_names_the_field() {
+        let thing = |edit: fn(&mut Schema)| -> Mutation {
+            Box::new(move |spec| edit(schema_mut(spec, "Thing")))
+        };
         let cases: Vec<(&str, Mutation, &str)> = vec![
             (
                 "rename",
-                Box::new(|s| {
-                    let p = s
-                        .pointer_mut("/components/schemas/Thing/properties")
-                        .unwrap();
-                    let v = p.as_object_mut().unwrap().remove("o").unwrap();
-                    p["oo"] = v;
-                }),
+                thing(|s| rename_property(s, "o", "oo")),
                 "Thing.oo",
             ),
             (
                 "type",
-                Box::new(|s| {
-                    s["components"]["schemas"]["Thing"]["properties"]["n"]["type"] = json!("string")
-                }),
+                thing(|s| set_property(s, "n", schema_from(json!({"type": "string"})))),
                 "Thing.n: JSON type",
             ),
             (
                 "format",
-                Box::new(|s| {
-                    s["components"]["schemas"]["Thing"]["properties"]["n"]["format"] =
-                        json!("int32")
+                thing(|s| {
+                    let int32 = schema_from(json!({"type": "integer", "format": "int32"}));
+                    set_property(s, "n", int32)
                 }),
                 "Thing.n: format",
             ),
             (
                 "required",
-                Box::new(|s| s["components"]["schemas"]["Thing"]["required"] = json!([])),
+                thing(|s| required_mut(s).clear()),
                 "Thing.n: optional in the spec",
             ),
             (
                 "items",
-                Box::new(|s| {
-                    s["components"]["schemas"]["Thing"]["properties"]["l"]["items"]["type"] =
-                        json!("string")
+                thing(|s| {
+                    let strings = json!({"type": "array", "items": {"type": "string"}});
+                    set_property(s, "l", schema_from(strings))
                 }),
                 "Thing.l[]",
             ),
             (
                 "ref",
-                Box::new(|s| {
-                    s["components"]["schemas"]["Thing"]["properties"]["r"] =
-                        json!({"type": "integer"})
-                }),
+                thing(|s| set_property(s, "r", schema_from(json!({"type": "integer"})))),
                 "Thing.r",
             ),
             (
                 "uncovered",
-                Box::new(|s| s["components"]["schemas"]["Extra"] = json!({"type": "string"})),
+                Box::new(|spec| {
+                    set_component(spec, "Extra", schema_from(json!({"type": "string"})))
+                }),
                 "`Extra`",
             ),
         ];

@@ -8,18 +8,30 @@
 
 use courier_conformance::contract::{SECTION_COMPONENTS, check_facts, check_interface};
 use courier_conformance::interface::{Field, InterfaceFacts};
+use courier_conformance::mutate::{
+    json_response, operation_slot, parameter_schema_mut, properties_mut, property_type,
+    remove_parameter, required_mut, responses_mut, schema_from, schema_mut, set_property,
+    string_enum_mut,
+};
 use courier_conformance::paths::{
     BLESS_FACTS_ENV, committed_facts, facts_path, interface_document, spec_path,
 };
-use courier_conformance::spec::{deref, load_spec};
-use serde_json::{Value, json};
+use courier_conformance::spec::{Spec, load_spec};
+use courier_spec::openapiv3::{ReferenceOr, Schema, SchemaKind, StatusCode, Type};
+use courier_spec::ref_name;
+use serde_json::json;
 use std::collections::BTreeSet;
 
-fn spec() -> Value {
+fn spec() -> Spec {
     load_spec(&spec_path()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn failure_after(facts: &InterfaceFacts, mutate: impl FnOnce(&mut Value)) -> String {
+/// `values` as the values of a string enum.
+fn values(values: &[&str]) -> Vec<Option<String>> {
+    values.iter().map(|v| Some((*v).to_owned())).collect()
+}
+
+fn failure_after(facts: &InterfaceFacts, mutate: impl FnOnce(&mut Spec)) -> String {
     let mut spec = spec();
     mutate(&mut spec);
     check_facts(&spec, facts)
@@ -143,27 +155,31 @@ fn every_interface_field_is_guarded() {
         let mut names = components.iter();
         let mut owner = "";
         for group in &shape.groups {
-            // The pointer to the object that holds this group's fields.
-            let holder = match &group.via {
+            // The component that holds this group's fields.
+            let holder: String = match &group.via {
                 None => {
                     owner = names.next().unwrap();
-                    format!("/components/schemas/{owner}")
+                    (*owner).to_owned()
                 }
                 Some(via) => {
-                    let prop = &original["components"]["schemas"][owner]["properties"][via];
-                    let target = prop["$ref"].as_str().expect("nested objects are $refs");
-                    target.trim_start_matches('#').to_owned()
+                    let owner_schema = original.component::<Schema>(owner).unwrap();
+                    let SchemaKind::Type(Type::Object(object)) = &owner_schema.schema_kind else {
+                        panic!("{owner} is an object schema");
+                    };
+                    match &object.properties[via.as_str()] {
+                        ReferenceOr::Reference { reference } => {
+                            ref_name::<Schema>(reference).unwrap().to_owned()
+                        }
+                        ReferenceOr::Item(_) => panic!("nested objects are $refs"),
+                    }
                 }
             };
+            let holder_schema = original.component::<Schema>(&holder).unwrap();
+            let SchemaKind::Type(Type::Object(holder_object)) = &holder_schema.schema_kind else {
+                panic!("{holder} is an object schema");
+            };
             for field in &group.fields {
-                let type_now = deref(
-                    &original,
-                    &original.pointer(&holder).unwrap()["properties"][&field.name],
-                )
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned();
+                let type_now = property_type(&original, &holder_object.properties[&field.name]);
                 let other = if type_now == "boolean" {
                     "string"
                 } else {
@@ -171,11 +187,7 @@ fn every_interface_field_is_guarded() {
                 };
                 let name = field.name.clone();
                 let dropped = failure_after(&facts, |s| {
-                    s.pointer_mut(&format!("{holder}/properties"))
-                        .unwrap()
-                        .as_object_mut()
-                        .unwrap()
-                        .remove(&name);
+                    properties_mut(schema_mut(s, &holder)).shift_remove(&name);
                 });
                 assert!(
                     dropped.contains(&format!(
@@ -185,8 +197,11 @@ fn every_interface_field_is_guarded() {
                     shape.number
                 );
                 let retyped = failure_after(&facts, |s| {
-                    s.pointer_mut(&format!("{holder}/properties")).unwrap()[&name] =
-                        json!({"type": other});
+                    set_property(
+                        schema_mut(s, &holder),
+                        &name,
+                        schema_from(json!({"type": other})),
+                    );
                 });
                 assert!(
                     retyped.contains(&format!(".{name}: the interface says")),
@@ -204,7 +219,7 @@ fn every_interface_field_is_guarded() {
 fn a_required_field_made_optional_is_caught() {
     let facts = committed_facts();
     let message = failure_after(&facts, |s| {
-        s["components"]["schemas"]["ErrorBody"]["required"] = json!([]);
+        required_mut(schema_mut(s, "ErrorBody")).clear();
     });
     assert!(
         message.contains("2.4 ErrorBody.error: required by the interface"),
@@ -216,16 +231,16 @@ fn a_required_field_made_optional_is_caught() {
 fn an_enum_value_dropped_from_the_spec_is_caught() {
     let facts = committed_facts();
     let message = failure_after(&facts, |s| {
-        s["components"]["schemas"]["ReservedPlanType"]["enum"] =
-            json!(["", "paid", "svc_enterprise_1m"]);
+        *string_enum_mut(schema_mut(s, "ReservedPlanType")) =
+            values(&["", "paid", "svc_enterprise_1m"]);
     });
     assert!(
         message.contains("2.9 MessagingAccount.reserved_type: enum value \"svc_enterprise_10m\""),
         "{message}"
     );
     let message = failure_after(&facts, |s| {
-        s["components"]["schemas"]["FailureFunctionState"]["enum"] =
-            json!(["CALLBACK_INPROGRESS", "CALLBACK_SUCCESS", "CALLBACK_FAIL"]);
+        *string_enum_mut(schema_mut(s, "FailureFunctionState")) =
+            values(&["CALLBACK_INPROGRESS", "CALLBACK_SUCCESS", "CALLBACK_FAIL"]);
     });
     assert!(
         message.contains("state \"CALLBACK_CANCELED\" of part 3"),
@@ -240,20 +255,18 @@ fn every_operation_parameter_and_error_status_is_guarded() {
     let facts = committed_facts();
     let original = spec();
     let ops = &facts.operations;
-    let item_pointer =
-        |path: &str| format!("/paths/{}", path.replace('~', "~0").replace('/', "~1"));
-    let op_pointer = |path: &str, method: &str| {
-        format!("{}/{}", item_pointer(path), method.to_ascii_lowercase())
-    };
     let mut checked = 0;
     for op in ops {
-        let pointer = op_pointer(&op.path, &op.method);
-        assert!(original.pointer(&pointer).is_some(), "{pointer} missing");
+        assert!(
+            original.operations().flatten().any(
+                |found| found.method.eq_ignore_ascii_case(&op.method) && found.path == op.path
+            ),
+            "{} {} missing",
+            op.method,
+            op.path
+        );
         let message = failure_after(&facts, |s| {
-            let item = s.pointer_mut(&item_pointer(&op.path)).unwrap();
-            item.as_object_mut()
-                .unwrap()
-                .remove(&op.method.to_ascii_lowercase());
+            *operation_slot(s, &op.path, &op.method) = None;
         });
         assert!(
             message.contains(&format!(
@@ -279,26 +292,7 @@ fn every_operation_parameter_and_error_status_is_guarded() {
         named.extend(op.prose_params.iter().cloned());
         for (location, name) in named {
             let message = failure_after(&facts, |s| {
-                let resolved = original.clone();
-                let params = s
-                    .pointer_mut(&format!("{pointer}/parameters"))
-                    .unwrap()
-                    .as_array_mut()
-                    .unwrap();
-                params.retain(|p| {
-                    let p = deref(&resolved, p);
-                    !(p["name"] == name.as_str() && p["in"] == location.as_str())
-                });
-                // A parameter declared on the path item is removed there too.
-                if let Some(shared) = s
-                    .pointer_mut(&format!("{}/parameters", item_pointer(&op.path)))
-                    .and_then(Value::as_array_mut)
-                {
-                    shared.retain(|p| {
-                        let p = deref(&resolved, p);
-                        !(p["name"] == name.as_str() && p["in"] == location.as_str())
-                    });
-                }
+                remove_parameter(s, &op.path, &op.method, &location, &name);
             });
             assert!(
                 message.contains(&format!(
@@ -312,13 +306,9 @@ fn every_operation_parameter_and_error_status_is_guarded() {
     }
     for row in &facts.errors {
         let op = ops.iter().find(|o| o.number == row.operation).unwrap();
-        let pointer = op_pointer(&op.path, &op.method);
+        let status = StatusCode::Code(row.status.parse().unwrap());
         let message = failure_after(&facts, |s| {
-            s.pointer_mut(&format!("{pointer}/responses"))
-                .unwrap()
-                .as_object_mut()
-                .unwrap()
-                .remove(&row.status);
+            responses_mut(s, &op.path, &op.method).shift_remove(&status);
         });
         assert!(
             message.contains(&format!(
@@ -328,7 +318,8 @@ fn every_operation_parameter_and_error_status_is_guarded() {
             "{message}"
         );
         let message = failure_after(&facts, |s| {
-            s.pointer_mut(&format!("{pointer}/responses")).unwrap()[&row.status] = json!({"description": "x", "content": {"application/json": {"schema": {"type": "string"}}}});
+            let text = json_response(json!({"type": "string"}));
+            responses_mut(s, &op.path, &op.method).insert(status.clone(), text);
         });
         assert!(
             message.contains("does not carry the 2.4 body `ErrorBody`"),
@@ -343,7 +334,14 @@ fn every_operation_parameter_and_error_status_is_guarded() {
 fn a_parameter_with_a_different_type_or_maximum_is_caught() {
     let facts = committed_facts();
     let message = failure_after(&facts, |s| {
-        s["components"]["parameters"]["ListCount"]["schema"]["maximum"] = json!(1000);
+        let ReferenceOr::Item(Schema {
+            schema_kind: SchemaKind::Type(Type::Integer(count)),
+            ..
+        }) = parameter_schema_mut(s, "ListCount")
+        else {
+            panic!("ListCount is an inline integer");
+        };
+        count.maximum = Some(1000);
     });
     assert!(
         message.contains(
@@ -352,7 +350,8 @@ fn a_parameter_with_a_different_type_or_maximum_is_caught() {
         "{message}"
     );
     let message = failure_after(&facts, |s| {
-        s["components"]["parameters"]["FromDate"]["schema"] = json!({"type": "string"});
+        *parameter_schema_mut(s, "FromDate") =
+            ReferenceOr::Item(schema_from(json!({"type": "string"})));
     });
     assert!(
         message.contains("?fromDate: the interface says `int64`, the spec has `string`"),

@@ -970,3 +970,41 @@ pub const OPERATIONS: &[Operation] = &[
 pub fn operation(name: &str) -> ::std::option::Option<&'static Operation> {
     OPERATIONS.iter().find(|op| op.id == name || op.rust_name == name)
 }
+/// Every component schema of the spec (`components.schemas`, in the spec's order) with
+/// the JSON Schema of the type generated for it (`String` for a component marked
+/// `x-courier-rust-type: String`).
+#[cfg(feature = "schemars")]
+pub const COMPONENT_SCHEMAS: &[(&str, fn() -> ::schemars::Schema)] = &[
+    ("DlqCursor", root_schema::<::std::string::String>),
+    ("NonEmptyString", root_schema::<::std::string::String>),
+    ("ErrorBody", root_schema::<crate::ErrorBody>),
+    ("Headers", root_schema::<crate::Headers>),
+    ("FailureFunctionState", root_schema::<crate::FailureFunctionState>),
+    ("WorkflowDLQMessage", root_schema::<crate::WorkflowDlqMessage>),
+    ("FailureCallbackInfo", root_schema::<crate::FailureCallbackInfo>),
+    ("FailedWorkflowRun", root_schema::<crate::FailedWorkflowRun>),
+    ("ListWorkflowDlqResponse", root_schema::<crate::ListWorkflowDlqResponse>),
+    ("DlqSource", root_schema::<crate::DlqSource>),
+    ("BulkCancelResponse", root_schema::<crate::BulkCancelResponse>),
+    ("DeleteWorkflowDlqResponse", root_schema::<crate::DeleteWorkflowDlqResponse>),
+    ("UrlGroupEndpoint", root_schema::<crate::UrlGroupEndpoint>),
+    ("UrlGroup", root_schema::<crate::UrlGroup>),
+    ("DataPoint", root_schema::<crate::DataPoint>),
+    ("DailyRequestDataPoint", root_schema::<crate::DailyRequestDataPoint>),
+    ("NamedSeries", root_schema::<crate::NamedSeries>),
+    ("StatsPeriod", root_schema::<crate::StatsPeriod>),
+    ("IndexType", root_schema::<crate::IndexType>),
+    ("IndexRegion", root_schema::<crate::IndexRegion>),
+    ("SearchIndex", root_schema::<crate::SearchIndex>),
+    ("SearchIndexStats", root_schema::<crate::SearchIndexStats>),
+    ("AccountStats", root_schema::<crate::AccountStats>),
+    ("AccountState", root_schema::<crate::AccountState>),
+    ("PlanType", root_schema::<crate::PlanType>),
+    ("ReservedPlanType", root_schema::<crate::ReservedPlanType>),
+    ("MessagingAccount", root_schema::<crate::MessagingAccount>),
+];
+/// The root JSON Schema of `T`, as `schemars::schema_for!` makes it.
+#[cfg(feature = "schemars")]
+fn root_schema<T: ::schemars::JsonSchema>() -> ::schemars::Schema {
+    ::schemars::schema_for!(T)
+}

@@ -1537,237 +1537,120 @@ mod messaging_handlers {
     use super::*;
     pub(super) async fn handle_cancel_workflow_run<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match CancelWorkflowRunRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.cancel_workflow_run(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                CancelWorkflowRunRequest::parse,
+                |principal, request| api.cancel_workflow_run(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_cancel_workflow_runs<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match CancelWorkflowRunsRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.cancel_workflow_runs(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                CancelWorkflowRunsRequest::parse,
+                |principal, request| api.cancel_workflow_runs(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_delete_dlq_message<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match DeleteDlqMessageRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.delete_dlq_message(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                DeleteDlqMessageRequest::parse,
+                |principal, request| api.delete_dlq_message(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_delete_workflow_dlq_bulk<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match DeleteWorkflowDlqBulkRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.delete_workflow_dlq_bulk(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                DeleteWorkflowDlqBulkRequest::parse,
+                |principal, request| api.delete_workflow_dlq_bulk(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_delete_workflow_dlq_message<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match DeleteWorkflowDlqMessageRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.delete_workflow_dlq_message(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                DeleteWorkflowDlqMessageRequest::parse,
+                |principal, request| api.delete_workflow_dlq_message(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_url_group<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetUrlGroupRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_url_group(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                GetUrlGroupRequest::parse,
+                |principal, request| api.get_url_group(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_workflow_dlq<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetWorkflowDlqRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_workflow_dlq(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                GetWorkflowDlqRequest::parse,
+                |principal, request| api.get_workflow_dlq(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_list_dlq_compat<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match ListDlqCompatRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.list_dlq_compat(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                ListDlqCompatRequest::parse,
+                |principal, request| api.list_dlq_compat(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_list_workflow_dlq<A: MessagingApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::messaging_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match ListWorkflowDlqRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.list_workflow_dlq(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::messaging_credentials,
+                |credentials| api.authenticate(credentials),
+                ListWorkflowDlqRequest::parse,
+                |principal, request| api.list_workflow_dlq(principal, request),
+            )
+            .await
     }
 }
 /// The `management` interface: one method per operation of the spec's `management` tag.
@@ -1863,106 +1746,54 @@ mod management_handlers {
     use super::*;
     pub(super) async fn handle_get_account_stats<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetAccountStatsRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_account_stats(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                GetAccountStatsRequest::parse,
+                |principal, request| api.get_account_stats(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_search_index<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetSearchIndexRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_search_index(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                GetSearchIndexRequest::parse,
+                |principal, request| api.get_search_index(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_get_search_index_stats<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match GetSearchIndexStatsRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.get_search_index_stats(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                GetSearchIndexStatsRequest::parse,
+                |principal, request| api.get_search_index_stats(principal, request),
+            )
+            .await
     }
     pub(super) async fn handle_rotate_token<A: ManagementApi>(
         ::axum::extract::State(api): ::axum::extract::State<::std::sync::Arc<A>>,
-        path: crate::runtime::PathParams,
-        headers: ::axum::http::HeaderMap,
-        ::axum::extract::RawQuery(raw_query): ::axum::extract::RawQuery,
+        incoming: crate::dispatch::Incoming,
     ) -> ::axum::response::Response {
-        use ::axum::response::IntoResponse as _;
-        let query = crate::query::Query::parse(raw_query.as_deref().unwrap_or(""));
-        let principal = match crate::auth::management_credentials(&headers, &query) {
-            ::std::result::Result::Ok(credentials) => {
-                match api.authenticate(credentials).await {
-                    ::std::result::Result::Ok(principal) => principal,
-                    ::std::result::Result::Err(rejection) => {
-                        return rejection.into_response();
-                    }
-                }
-            }
-            ::std::result::Result::Err(rejection) => return rejection.into_response(),
-        };
-        match RotateTokenRequest::parse(&path, &query) {
-            ::std::result::Result::Ok(request) => {
-                api.rotate_token(principal, request).await.into_response()
-            }
-            ::std::result::Result::Err(rejection) => rejection.into_response(),
-        }
+        crate::dispatch::serve(
+                incoming,
+                crate::auth::management_credentials,
+                |credentials| api.authenticate(credentials),
+                RotateTokenRequest::parse,
+                |principal, request| api.rotate_token(principal, request),
+            )
+            .await
     }
 }

@@ -38,6 +38,7 @@ pub mod auth;
 pub mod query;
 pub mod runtime;
 
+mod dispatch;
 #[rustfmt::skip]
 #[allow(clippy::all)]
 mod generated;

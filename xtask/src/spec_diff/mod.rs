@@ -135,9 +135,12 @@ impl Report {
 #[error("{0}")]
 pub struct DiffError(pub String);
 
-/// Parses a spec's YAML (or JSON) text into the plain value every rule reads.
+/// Reads a spec's YAML (or JSON) text through `courier-spec` (the one reader: a text that is
+/// not an OpenAPI 3.0 document is refused here) and hands the rules the typed document as the
+/// JSON it serialises to, where every change has a JSON pointer.
 pub fn parse_spec(text: &str) -> Result<Value, DiffError> {
-    serde_yaml::from_str(text).map_err(|e| DiffError(format!("not a YAML document: {e}")))
+    let spec = courier_spec::Spec::parse(text).map_err(|e| DiffError(e.to_string()))?;
+    serde_json::to_value(spec.openapi()).map_err(|e| DiffError(e.to_string()))
 }
 
 /// Compares two spec texts.

@@ -1,0 +1,70 @@
+//! Typed accessors for the `x-courier-*` (and `x-enum-varnames`) extensions the generators and
+//! checks read, so each extension's spelling and shape is known in one place.
+
+use openapiv3::{Operation, Parameter, Schema};
+use serde_json::Value;
+
+/// `x-courier-group`: the shared parameter group a parameter belongs to (e.g. `DlqFilter`).
+pub fn group(parameter: &Parameter) -> Option<&str> {
+    text(
+        &parameter.parameter_data_ref().extensions,
+        "x-courier-group",
+    )
+}
+
+/// `x-courier-alias-of`: the parameter of the same operation this one is another spelling of.
+pub fn parameter_alias_of(parameter: &Parameter) -> Option<&str> {
+    text(
+        &parameter.parameter_data_ref().extensions,
+        "x-courier-alias-of",
+    )
+}
+
+/// `x-courier-compat: {alias-of: <operationId>}`: the operation this one re-exposes at another
+/// address for the official clients.
+pub fn operation_alias_of(operation: &Operation) -> Option<&str> {
+    operation
+        .extensions
+        .get("x-courier-compat")?
+        .get("alias-of")?
+        .as_str()
+}
+
+/// `x-courier-idempotent`, else what the method promises (RFC 9110: all but POST and PATCH).
+pub fn idempotent(operation: &Operation, method: &str) -> bool {
+    operation
+        .extensions
+        .get("x-courier-idempotent")
+        .and_then(Value::as_bool)
+        .unwrap_or(!matches!(method, "post" | "patch"))
+}
+
+/// `x-courier-rust-type`, as written (the lint holds it to `String`).
+pub fn rust_type(schema: &Schema) -> Option<&Value> {
+    schema.schema_data.extensions.get("x-courier-rust-type")
+}
+
+/// A component marked `x-courier-rust-type: String`: constrained in the spec, a `String` in Rust.
+pub fn is_plain_string(schema: &Schema) -> bool {
+    rust_type(schema).and_then(Value::as_str) == Some("String")
+}
+
+/// `x-courier-section`: the section of the interface document a component pins.
+pub fn section(schema: &Schema) -> Option<&str> {
+    text(&schema.schema_data.extensions, "x-courier-section")
+}
+
+/// `x-enum-varnames`: the Rust variant names of an enum, in the order of its values. `Some(None)`
+/// when the extension is there but is not a list of strings.
+pub fn enum_variant_names(schema: &Schema) -> Option<Option<Vec<&str>>> {
+    let names = schema.schema_data.extensions.get("x-enum-varnames")?;
+    Some(
+        names
+            .as_array()
+            .and_then(|names| names.iter().map(Value::as_str).collect()),
+    )
+}
+
+fn text<'a>(extensions: &'a indexmap::IndexMap<String, Value>, key: &str) -> Option<&'a str> {
+    extensions.get(key).and_then(Value::as_str)
+}
