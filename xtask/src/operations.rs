@@ -59,6 +59,14 @@ pub(crate) struct Param {
     pub required: bool,
 }
 
+/// A response body: the Rust type of its model, and whether the server takes it pre-serialised
+/// (`x-courier-preserialized`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Body {
+    pub model: String,
+    pub preserialized: bool,
+}
+
 pub(crate) struct Operation {
     pub id: String,
     pub tag: String,
@@ -67,8 +75,8 @@ pub(crate) struct Operation {
     pub summary: String,
     pub description: String,
     pub params: Vec<Param>,
-    /// (status, Rust type of the body or None for an empty body)
-    pub responses: Vec<(u16, Option<String>)>,
+    /// (status, its body or None for an empty body)
+    pub responses: Vec<(u16, Option<Body>)>,
     /// Query keys the security schemes of this operation read (e.g. `service_token`).
     pub credential_query_keys: Vec<String>,
     /// The names of the security schemes that admit a request.
@@ -212,7 +220,7 @@ fn responses(
     spec: &Spec,
     models: &[ModelType],
     op: &courier_spec::OperationRef<'_>,
-) -> Result<Vec<(u16, Option<String>)>, CodegenError> {
+) -> Result<Vec<(u16, Option<Body>)>, CodegenError> {
     let mut responses = Vec::new();
     for (status, response) in &op.operation.responses.responses {
         let openapiv3::StatusCode::Code(status) = *status else {
@@ -228,7 +236,10 @@ fn responses(
             .and_then(|media| media.schema.as_ref())
             .and_then(schema_ref_name)
         {
-            Some(component) => Some(model_name(models, component)?.name),
+            Some(component) => Some(Body {
+                model: model_name(models, component)?.name,
+                preserialized: extensions::preserialized(response),
+            }),
             None => None,
         };
         responses.push((status, body));

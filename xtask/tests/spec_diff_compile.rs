@@ -176,7 +176,7 @@ const PROGRAMS: &[Program] = &[
                 async fn get_url_group(&self, _: (), _: GetUrlGroupRequest) -> GetUrlGroupResponse { GetUrlGroupResponse::NotFound(error_body("none")) }
                 async fn get_workflow_dlq(&self, _: (), _: GetWorkflowDlqRequest) -> GetWorkflowDlqResponse { GetWorkflowDlqResponse::NotFound(error_body("none")) }
                 async fn list_workflow_dlq(&self, _: (), _: ListWorkflowDlqRequest) -> ListWorkflowDlqResponse {
-                    ListWorkflowDlqResponse::Ok(courier_models::ListWorkflowDlqResponse { cursor: None, messages: vec![] })
+                    ListWorkflowDlqResponse::Ok(courier_models::ListWorkflowDlqResponse { cursor: None, messages: vec![] }.into())
                 }
                 async fn cancel_workflow_runs(&self, _: (), _: CancelWorkflowRunsRequest) -> CancelWorkflowRunsResponse {
                     CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse { cursor: None, cancelled: 0 })

@@ -41,6 +41,74 @@ pub fn json<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
     }
 }
 
+/// A JSON body of type `T` (a response the spec marks `x-courier-preserialized`): either a value
+/// the router serialises, or the bytes serde would write for one, which an implementation
+/// already holds — e.g. stored at insert, so a hot read sends them without parsing and
+/// re-serialising. The trait's signature stays typed: only a `T`'s JSON belongs here.
+///
+/// ```
+/// use courier_models::ErrorBody;
+/// use courier_server::runtime::JsonBody;
+///
+/// let value: JsonBody<ErrorBody> = ErrorBody { error: "x".into() }.into();
+/// let stored: JsonBody<ErrorBody> = JsonBody::preserialized(r#"{"error":"x"}"#);
+/// assert_eq!(stored.to_value().unwrap(), value.to_value().unwrap());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonBody<T>(Repr<T>);
+
+#[derive(Clone, Debug, PartialEq)]
+enum Repr<T> {
+    Value(T),
+    Serialized(axum::body::Bytes),
+}
+
+impl<T> From<T> for JsonBody<T> {
+    fn from(value: T) -> Self {
+        JsonBody(Repr::Value(value))
+    }
+}
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned + Clone> JsonBody<T> {
+    /// Bytes that are what `serde_json` writes for some value of `T`, sent as they are. Debug
+    /// builds check that they parse as a `T`; keeping them equal to serde's output is the
+    /// caller's promise (courier's store proves its own in a test).
+    pub fn preserialized(bytes: impl Into<axum::body::Bytes>) -> Self {
+        let bytes = bytes.into();
+        debug_assert!(
+            serde_json::from_slice::<T>(&bytes).is_ok(),
+            "pre-serialised bytes that are not a {}: {}",
+            std::any::type_name::<T>(),
+            String::from_utf8_lossy(&bytes)
+        );
+        JsonBody(Repr::Serialized(bytes))
+    }
+
+    /// The value, parsed if it was given as bytes (for tests and for code that needs to look).
+    pub fn to_value(&self) -> Result<T, serde_json::Error> {
+        match &self.0 {
+            Repr::Value(value) => Ok(value.clone()),
+            Repr::Serialized(bytes) => serde_json::from_slice(bytes),
+        }
+    }
+
+    /// The response with this body and `status`.
+    pub fn into_response_with(self, status: StatusCode) -> Response {
+        match self.0 {
+            Repr::Value(value) => json(status, &value),
+            Repr::Serialized(bytes) => (
+                status,
+                [(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                )],
+                bytes,
+            )
+                .into_response(),
+        }
+    }
+}
+
 /// A response with an empty body.
 pub fn empty(status: StatusCode) -> Response {
     status.into_response()

@@ -9,12 +9,10 @@ use crate::cursor;
 use crate::stats::{self, Usage};
 use crate::store::{Store, StoreError};
 use crate::time::now_ms;
-use courier_models::{
-    DeleteWorkflowDlqResponse, ListWorkflowDlqResponse as DlqPage, MessagingAccount,
-    WorkflowDlqMessage,
-};
+use crate::wire::page_json;
+use courier_models::{DeleteWorkflowDlqResponse, MessagingAccount};
 use courier_server::auth::constant_time_eq;
-use courier_server::runtime::error_body;
+use courier_server::runtime::{JsonBody, error_body};
 use courier_server::*;
 use std::sync::{Arc, RwLock};
 
@@ -198,17 +196,13 @@ impl MessagingApi for Service {
         let filter = request.filter;
         let floor = self.retention_floor();
         match self
-            .blocking(move |store| store.list_dlq(&filter, after.as_deref(), limit, floor))
+            .blocking(move |store| store.list_dlq_json(&filter, after.as_deref(), limit, floor))
             .await
         {
-            Ok(page) => ListWorkflowDlqResponse::Ok(DlqPage {
-                cursor: page.next_after.as_deref().map(cursor::encode),
-                messages: page
-                    .entries
-                    .into_iter()
-                    .map(WorkflowDlqMessage::from)
-                    .collect(),
-            }),
+            Ok(page) => ListWorkflowDlqResponse::Ok(JsonBody::preserialized(page_json(
+                page.next_after.as_deref().map(cursor::encode),
+                &page.messages,
+            ))),
             Err(error) => store_failure!(ListWorkflowDlqResponse, "listing the DLQ", error),
         }
     }
@@ -219,8 +213,9 @@ impl MessagingApi for Service {
         request: GetWorkflowDlqRequest,
     ) -> GetWorkflowDlqResponse {
         let floor = self.retention_floor();
-        match self.read_now(|store| store.get_dlq(&request.dlq_id, floor)) {
-            Ok(Some(run)) => GetWorkflowDlqResponse::Ok(run),
+        match self.read_now(|store| store.get_dlq_json(&request.dlq_id, floor)) {
+            // The record as stored at insert: the full shape, as serde writes it.
+            Ok(Some(run)) => GetWorkflowDlqResponse::Ok(JsonBody::preserialized(run)),
             Ok(None) => GetWorkflowDlqResponse::NotFound(error_body(format!(
                 "no failed run with dlqId `{}` in the DLQ",
                 request.dlq_id

@@ -18,3 +18,4 @@ pub mod store;
 pub mod testing;
 pub mod time;
 pub mod tls;
+pub mod wire;

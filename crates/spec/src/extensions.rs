@@ -1,7 +1,7 @@
 //! Typed accessors for the `x-courier-*` (and `x-enum-varnames`) extensions the generators and
 //! checks read, so each extension's spelling and shape is known in one place.
 
-use openapiv3::{Operation, Parameter, Schema};
+use openapiv3::{Operation, Parameter, Response, Schema};
 use serde_json::Value;
 
 /// `x-courier-group`: the shared parameter group a parameter belongs to (e.g. `DlqFilter`).
@@ -37,6 +37,17 @@ pub fn idempotent(operation: &Operation, method: &str) -> bool {
         .get("x-courier-idempotent")
         .and_then(Value::as_bool)
         .unwrap_or(!matches!(method, "post" | "patch"))
+}
+
+/// `x-courier-preserialized: true` on a response: the generated server takes its body as
+/// `courier_server::runtime::Json<T>`, which an implementation may fill with JSON bytes it
+/// already holds (stored at insert) instead of a value to serialise.
+pub fn preserialized(response: &Response) -> bool {
+    response
+        .extensions
+        .get("x-courier-preserialized")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 /// `x-courier-rust-type`, as written (the lint holds it to `String`).

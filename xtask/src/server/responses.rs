@@ -38,8 +38,17 @@ pub(super) fn response_type(op: &Operation) -> Result<TokenStream, CodegenError>
         let (variant, code) = status_variant(*status)?;
         let status_doc = format!(" HTTP {status}.");
         match body {
+            Some(body) if body.preserialized => {
+                let ty = model_path(&body.model);
+                let status_doc = format!(
+                    "{status_doc} The body may be given pre-serialised: see [`crate::runtime::JsonBody`]."
+                );
+                variants
+                    .push(quote!(#[doc = #status_doc] #variant(crate::runtime::JsonBody<#ty>),));
+                arms.push(quote!(Self::#variant(body) => body.into_response_with(#code),));
+            }
             Some(body) => {
-                let ty = model_path(body);
+                let ty = model_path(&body.model);
                 variants.push(quote!(#[doc = #status_doc] #variant(#ty),));
                 arms.push(quote!(Self::#variant(body) => crate::runtime::json(#code, &body),));
             }

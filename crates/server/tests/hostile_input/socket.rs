@@ -24,10 +24,13 @@ impl MessagingApi for Fixed {
     }
 
     async fn list_workflow_dlq(&self, _: (), _: ListWorkflowDlqRequest) -> ListWorkflowDlqResponse {
-        ListWorkflowDlqResponse::Ok(courier_models::ListWorkflowDlqResponse {
-            cursor: None,
-            messages: Vec::new(),
-        })
+        ListWorkflowDlqResponse::Ok(
+            courier_models::ListWorkflowDlqResponse {
+                cursor: None,
+                messages: Vec::new(),
+            }
+            .into(),
+        )
     }
 
     async fn get_workflow_dlq(&self, _: (), _: GetWorkflowDlqRequest) -> GetWorkflowDlqResponse {

@@ -142,7 +142,7 @@ impl MessagingApi for InMemory {
         } else {
             None
         };
-        ListWorkflowDlqResponse::Ok(ListWorkflowDlqResponse_ { cursor, messages })
+        ListWorkflowDlqResponse::Ok(ListWorkflowDlqResponse_ { cursor, messages }.into())
     }
 
     async fn get_workflow_dlq(
@@ -151,7 +151,7 @@ impl MessagingApi for InMemory {
         request: GetWorkflowDlqRequest,
     ) -> GetWorkflowDlqResponse {
         match self.entries.lock().unwrap().get(&request.dlq_id) {
-            Some(run) => GetWorkflowDlqResponse::Ok(run.clone()),
+            Some(run) => GetWorkflowDlqResponse::Ok(run.clone().into()),
             None => GetWorkflowDlqResponse::NotFound(error_body(format!(
                 "no DLQ entry `{}`",
                 request.dlq_id

@@ -162,6 +162,21 @@ impl<'a> SpecView<'a> {
         }
         responses
     }
+
+    /// The statuses whose response is marked `x-courier-preserialized` (the generated server
+    /// takes its body as `JsonBody<T>`).
+    pub(super) fn preserialized(&self, op: &'a Value) -> BTreeSet<String> {
+        let mut statuses = BTreeSet::new();
+        if let Some(map) = op.get("responses").and_then(Value::as_object) {
+            for (status, raw) in map {
+                let (response, _) = self.resolve(raw);
+                if response.get("x-courier-preserialized") == Some(&Value::Bool(true)) {
+                    statuses.insert(status.clone());
+                }
+            }
+        }
+        statuses
+    }
 }
 
 pub(super) struct Operation<'a> {

@@ -219,6 +219,26 @@ pub(super) fn compare_responses(
             Some(_) => {}
         }
     }
+    let (old_raw, new_raw) = (
+        old.preserialized(before.value),
+        new.preserialized(after.value),
+    );
+    for status in old_raw.symmetric_difference(&new_raw) {
+        if old_responses.contains_key(status) && new_responses.contains_key(status) {
+            // The variant's payload changes between `T` and `JsonBody<T>`: implementations
+            // must change how they build it; clients see the same bytes.
+            let now = if new_raw.contains(status) {
+                "pre-serialised (JsonBody)"
+            } else {
+                "a value"
+            };
+            changes.add(
+                format!("{}/responses/{status}", after.pointer()),
+                format!("{id}: response {status} body now taken as {now} by the server"),
+                Impact::new(Nothing, Nothing, Breaking),
+            );
+        }
+    }
     for status in new_responses.keys() {
         if !old_responses.contains_key(status) {
             // A new variant of the response enum: breaks an exhaustive `match` over it (Rust

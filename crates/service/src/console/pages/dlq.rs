@@ -19,7 +19,13 @@ pub async fn dlq_list(
     };
     let filter = request.filter.clone();
     let page = match MessagingApi::list_workflow_dlq(&*console.service, (), request).await {
-        ListWorkflowDlqResponse::Ok(page) => page,
+        // The API answers with the stored JSON; the console renders values.
+        ListWorkflowDlqResponse::Ok(page) => match page.to_value() {
+            Ok(page) => page,
+            Err(error) => {
+                return internal(&viewer, &format!("reading the DLQ page failed: {error}"));
+            }
+        },
         ListWorkflowDlqResponse::BadRequest(body) => {
             return dlq_page(&viewer, flash, &query, Err(body.error));
         }
@@ -251,7 +257,10 @@ pub async fn dlq_detail(
         Err(rejection) => return rejected(&viewer, &rejection),
     };
     let run = match MessagingApi::get_workflow_dlq(&*console.service, (), request).await {
-        GetWorkflowDlqResponse::Ok(run) => run,
+        GetWorkflowDlqResponse::Ok(run) => match run.to_value() {
+            Ok(run) => run,
+            Err(error) => return internal(&viewer, &format!("reading the entry failed: {error}")),
+        },
         GetWorkflowDlqResponse::NotFound(body) => {
             return not_in_dlq(&viewer, &body.error);
         }
