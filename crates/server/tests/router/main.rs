@@ -110,11 +110,7 @@ impl MessagingApi for InMemory {
 
     async fn authenticate(&self, credentials: MessagingCredentials) -> Result<(), Unauthorized> {
         let token = self.token.lock().unwrap().clone();
-        if constant_time_eq(credentials.token(), &token) {
-            Ok(())
-        } else {
-            Err(Unauthorized::bearer("wrong token"))
-        }
+        credentials.expect_token(&token, "wrong token")
     }
 
     async fn list_workflow_dlq(

@@ -4,8 +4,8 @@ use super::exit::Failure;
 use super::output::{Output, OutputFormat, utc};
 use super::progress::{Interrupt, spinner};
 use super::prompt::confirm;
-use courier_client::models::{FailureFunctionState, WorkflowDlqMessage};
 use super::resources::one_by_one;
+use courier_client::models::{FailureFunctionState, WorkflowDlqMessage};
 use courier_client::{CourierError, DlqFilter, ResponseValue, messaging};
 
 /// The filters of the list operation; `dlq purge` takes the same.
@@ -337,7 +337,12 @@ async fn delete(
     output: &mut Output,
 ) -> Result<(), Failure> {
     one_by_one(ids, ("dlqId", "deleted"), output, |id| async move {
-        client.delete_dlq_message().dlq_id(id).send().await.map(drop)
+        client
+            .delete_dlq_message()
+            .dlq_id(id)
+            .send()
+            .await
+            .map(drop)
     })
     .await
 }
@@ -354,7 +359,10 @@ fn describe(filter: &FilterArgs) -> String {
         ("workflowRunId", texts(&filter.workflow_run_id)),
         ("workflowCreatedAt", texts(&filter.workflow_created_at)),
         ("label", texts(&filter.label)),
-        ("failureFunctionState", texts(&filter.failure_function_state)),
+        (
+            "failureFunctionState",
+            texts(&filter.failure_function_state),
+        ),
         ("callerIp", texts(&filter.caller_ip)),
         ("flowControlKey", texts(&filter.flow_control_key)),
     ];

@@ -55,10 +55,15 @@ pub async fn runs(
     output: &mut Output,
 ) -> Result<(), Failure> {
     let RunsCommand::Cancel { run_ids } = command;
-    one_by_one(run_ids, ("workflowRunId", "cancelled"), output, |id| async move {
-        let sent = client.cancel_workflow_run().workflow_run_id(id).send();
-        sent.await.map(drop)
-    })
+    one_by_one(
+        run_ids,
+        ("workflowRunId", "cancelled"),
+        output,
+        |id| async move {
+            let sent = client.cancel_workflow_run().workflow_run_id(id).send();
+            sent.await.map(drop)
+        },
+    )
     .await
 }
 
