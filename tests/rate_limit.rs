@@ -47,11 +47,8 @@ fn header(response: &reqwest::Response, name: &str) -> Option<u64> {
 
 async fn patch_account(service: &TestService, patch: serde_json::Value) {
     let response = service
-        .admin(reqwest::Method::PATCH, "/account")
-        .json(&patch)
-        .send()
-        .await
-        .expect("patch");
+        .admin_send(reqwest::Method::PATCH, "/account", &patch)
+        .await;
     assert_eq!(response.status(), 200);
 }
 

@@ -24,12 +24,7 @@ async fn management(service: &TestService, target: &str) -> (u16, Value) {
 }
 
 async fn admin_post(service: &TestService, path: &str, body: &Value) -> (u16, Value) {
-    let response = service
-        .admin(Method::POST, path)
-        .json(body)
-        .send()
-        .await
-        .expect("admin");
+    let response = service.admin_send(Method::POST, path, body).await;
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
 }
@@ -37,11 +32,8 @@ async fn admin_post(service: &TestService, path: &str, body: &Value) -> (u16, Va
 async fn create_index(service: &TestService) {
     let index = common::search_index_json(&service.customer_id);
     let response = service
-        .admin(Method::PUT, &format!("/search/{INDEX}"))
-        .json(&index)
-        .send()
-        .await
-        .expect("admin index");
+        .admin_send(Method::PUT, &format!("/search/{INDEX}"), &index)
+        .await;
     assert_eq!(response.status(), 200);
 }
 

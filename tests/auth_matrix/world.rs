@@ -58,11 +58,12 @@ impl World {
     pub(crate) async fn create_lasting_resources(&mut self) {
         let put = self
             .service
-            .admin(Method::PUT, &format!("/topics/{}", self.url_group))
-            .json(&json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}))
-            .send()
-            .await
-            .expect("admin topic");
+            .admin_send(
+                Method::PUT,
+                &format!("/topics/{}", self.url_group),
+                &json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}),
+            )
+            .await;
         assert_eq!(
             put.status(),
             200,
@@ -72,11 +73,8 @@ impl World {
         let index = common::search_index_json(&self.service.customer_id);
         let put = self
             .service
-            .admin(Method::PUT, &format!("/search/{}", self.index_id))
-            .json(&index)
-            .send()
-            .await
-            .expect("admin index");
+            .admin_send(Method::PUT, &format!("/search/{}", self.index_id), &index)
+            .await;
         assert_eq!(
             put.status(),
             200,

@@ -4,11 +4,8 @@ use super::*;
 
 async fn patch_account(service: &TestService, patch: Value) -> reqwest::Response {
     service
-        .admin(reqwest::Method::PATCH, "/account")
-        .json(&patch)
-        .send()
+        .admin_send(reqwest::Method::PATCH, "/account", &patch)
         .await
-        .expect("patch")
 }
 
 #[tokio::test]
@@ -127,11 +124,12 @@ async fn data_survives_a_restart() {
         )
         .await;
     let put = service
-        .admin(reqwest::Method::PUT, "/topics/orders")
-        .json(&json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}))
-        .send()
-        .await
-        .expect("topic");
+        .admin_send(
+            reqwest::Method::PUT,
+            "/topics/orders",
+            &json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}),
+        )
+        .await;
     assert_eq!(put.status(), 200);
     service.restart().await;
     let client = messaging_client(&service);
@@ -165,11 +163,8 @@ async fn url_groups_and_search_indexes() {
         404
     );
     let put = service
-        .admin(reqwest::Method::PUT, "/topics/orders")
-        .json(&json!({"endpoints": [{"name": "billing", "url": "https://billing.example"}, {"name": "", "url": "https://x.example"}]}))
-        .send()
-        .await
-        .expect("topic");
+        .admin_send(reqwest::Method::PUT, "/topics/orders", &json!({"endpoints": [{"name": "billing", "url": "https://billing.example"}, {"name": "", "url": "https://x.example"}]}))
+        .await;
     assert_eq!(put.status(), 200);
     let group = client
         .get_url_group()
@@ -191,11 +186,8 @@ async fn url_groups_and_search_indexes() {
     let id = "0f8b1a5e-9d7c-4f57-8d7e-4d2b3b1c0a11";
     let index = common::search_index_json(&service.customer_id);
     let put = service
-        .admin(reqwest::Method::PUT, &format!("/search/{id}"))
-        .json(&index)
-        .send()
-        .await
-        .expect("index");
+        .admin_send(reqwest::Method::PUT, &format!("/search/{id}"), &index)
+        .await;
     assert_eq!(
         put.status(),
         200,
@@ -379,11 +371,12 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
     let mut bad = run(1, now_ms());
     bad.as_object_mut().expect("object").remove("url");
     let response = service
-        .admin(reqwest::Method::POST, "/dlq")
-        .json(&json!([run(0, now_ms()), bad]))
-        .send()
-        .await
-        .expect("insert");
+        .admin_send(
+            reqwest::Method::POST,
+            "/dlq",
+            &json!([run(0, now_ms()), bad]),
+        )
+        .await;
     assert_eq!(response.status(), 400);
     let body: Value = response.json().await.expect("json");
     assert!(
@@ -396,11 +389,12 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
     );
 
     let response = service
-        .admin(reqwest::Method::PATCH, "/account")
-        .json(&json!({"token": "steal"}))
-        .send()
-        .await
-        .expect("patch");
+        .admin_send(
+            reqwest::Method::PATCH,
+            "/account",
+            &json!({"token": "steal"}),
+        )
+        .await;
     assert_eq!(response.status(), 400);
     let response = service
         .admin(reqwest::Method::POST, "/dlq")

@@ -285,11 +285,8 @@ async fn cancel_removes_the_run_and_its_entries_then_404() {
     assert_eq!(status(&again), 404);
 
     let response = service
-        .admin(reqwest::Method::POST, "/runs")
-        .json(&json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}]))
-        .send()
-        .await
-        .expect("runs");
+        .admin_send(reqwest::Method::POST, "/runs", &json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}]))
+        .await;
     assert_eq!(response.status(), 201);
     client
         .cancel_workflow_run()

@@ -140,16 +140,25 @@ impl TestService {
             .bearer_auth(&self.admin_token)
     }
 
+    /// An admin request with a JSON body, sent; only a transport error fails here, so the
+    /// caller checks the status it expects.
+    pub async fn admin_send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: &(impl serde::Serialize + ?Sized),
+    ) -> reqwest::Response {
+        let request = self.admin(method, path).json(body);
+        request.send().await.expect("the admin API answers")
+    }
+
     /// Inserts failed runs (the 2.2 shape; `dlqId`, `messageId`, `createdAt` and `header`
     /// optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in order.
     /// Panics unless the service answers 201, like any failed test setup.
     pub async fn insert_dlq(&self, entries: &[serde_json::Value]) -> Vec<String> {
         let response = self
-            .admin(reqwest::Method::POST, "/dlq")
-            .json(entries)
-            .send()
-            .await
-            .expect("admin insert");
+            .admin_send(reqwest::Method::POST, "/dlq", entries)
+            .await;
         let status = response.status();
         let body: serde_json::Value = response.json().await.expect("a JSON answer");
         assert_eq!(status, 201, "admin insert refused: {body}");
