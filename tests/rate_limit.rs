@@ -46,10 +46,10 @@ fn header(response: &reqwest::Response, name: &str) -> Option<u64> {
 }
 
 async fn patch_account(service: &TestService, patch: serde_json::Value) {
-    let response = service
-        .admin_send(reqwest::Method::PATCH, "/account", &patch)
+    let (status, answer) = service
+        .admin_call(reqwest::Method::PATCH, "/account", &patch)
         .await;
-    assert_eq!(response.status(), 200);
+    assert_eq!(status, 200, "{answer}");
 }
 
 fn unix_now() -> u64 {

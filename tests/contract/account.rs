@@ -2,10 +2,12 @@
 
 use super::*;
 
-async fn patch_account(service: &TestService, patch: Value) -> reqwest::Response {
-    service
-        .admin_send(reqwest::Method::PATCH, "/account", &patch)
-        .await
+/// The status of an account change through the admin API.
+async fn patch_account(service: &TestService, patch: Value) -> u16 {
+    let (status, _) = service
+        .admin_call(reqwest::Method::PATCH, "/account", &patch)
+        .await;
+    status
 }
 
 #[tokio::test]
@@ -14,9 +16,7 @@ async fn retention_and_dlq_size_limits_come_from_the_account() {
     let now = now_ms();
     let client = messaging_client(&service);
     assert_eq!(
-        patch_account(&service, json!({"max_dlq_retention_time_milis": 60_000}))
-            .await
-            .status(),
+        patch_account(&service, json!({"max_dlq_retention_time_milis": 60_000})).await,
         200
     );
     let ids = service
@@ -47,8 +47,7 @@ async fn retention_and_dlq_size_limits_come_from_the_account() {
             &service,
             json!({"max_dlq_retention_time_milis": 86_400_000, "max_dlq_size": 3})
         )
-        .await
-        .status(),
+        .await,
         200
     );
     let more = service
@@ -123,14 +122,14 @@ async fn data_survives_a_restart() {
                 .collect::<Vec<_>>(),
         )
         .await;
-    let put = service
-        .admin_send(
+    let (status, answer) = service
+        .admin_call(
             reqwest::Method::PUT,
             "/topics/orders",
             &json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}),
         )
         .await;
-    assert_eq!(put.status(), 200);
+    assert_eq!(status, 200, "{answer}");
     service.restart().await;
     let client = messaging_client(&service);
     assert_eq!(list_all(&client, |r| r).await, ids);
@@ -162,10 +161,11 @@ async fn url_groups_and_search_indexes() {
         ),
         404
     );
-    let put = service
-        .admin_send(reqwest::Method::PUT, "/topics/orders", &json!({"endpoints": [{"name": "billing", "url": "https://billing.example"}, {"name": "", "url": "https://x.example"}]}))
+    let endpoints = json!({"endpoints": [{"name": "billing", "url": "https://billing.example"}, {"name": "", "url": "https://x.example"}]});
+    let (put, answer) = service
+        .admin_call(reqwest::Method::PUT, "/topics/orders", &endpoints)
         .await;
-    assert_eq!(put.status(), 200);
+    assert_eq!(put, 200, "{answer}");
     let group = client
         .get_url_group()
         .url_group_name("orders")
@@ -185,15 +185,10 @@ async fn url_groups_and_search_indexes() {
 
     let id = "0f8b1a5e-9d7c-4f57-8d7e-4d2b3b1c0a11";
     let index = common::search_index_json(&service.customer_id);
-    let put = service
-        .admin_send(reqwest::Method::PUT, &format!("/search/{id}"), &index)
+    let (put, answer) = service
+        .admin_call(reqwest::Method::PUT, &format!("/search/{id}"), &index)
         .await;
-    assert_eq!(
-        put.status(),
-        200,
-        "{}",
-        put.text().await.unwrap_or_default()
-    );
+    assert_eq!(put, 200, "{answer}");
     let management = management_client(&service);
     let got = management
         .get_search_index()
@@ -370,15 +365,14 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
     let client = messaging_client(&service);
     let mut bad = run(1, now_ms());
     bad.as_object_mut().expect("object").remove("url");
-    let response = service
-        .admin_send(
+    let (refused, body) = service
+        .admin_call(
             reqwest::Method::POST,
             "/dlq",
             &json!([run(0, now_ms()), bad]),
         )
         .await;
-    assert_eq!(response.status(), 400);
-    let body: Value = response.json().await.expect("json");
+    assert_eq!(refused, 400, "{body}");
     assert!(
         body["error"].as_str().expect("error").contains("entry 1"),
         "{body}"
@@ -388,14 +382,14 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
         "the good entry of the bad batch was not stored"
     );
 
-    let response = service
-        .admin_send(
+    let (status, answer) = service
+        .admin_call(
             reqwest::Method::PATCH,
             "/account",
             &json!({"token": "steal"}),
         )
         .await;
-    assert_eq!(response.status(), 400);
+    assert_eq!(status, 400, "{answer}");
     let response = service
         .admin(reqwest::Method::POST, "/dlq")
         .header("content-type", "application/json")

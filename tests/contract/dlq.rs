@@ -284,10 +284,8 @@ async fn cancel_removes_the_run_and_its_entries_then_404() {
         .unwrap_err();
     assert_eq!(status(&again), 404);
 
-    let response = service
-        .admin_send(reqwest::Method::POST, "/runs", &json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}]))
-        .await;
-    assert_eq!(response.status(), 201);
+    let (status, answer) = service.admin_call(reqwest::Method::POST, "/runs", &json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}])).await;
+    assert_eq!(status, 201, "{answer}");
     client
         .cancel_workflow_run()
         .workflow_run_id("wfr_active")

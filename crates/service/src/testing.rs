@@ -140,27 +140,27 @@ impl TestService {
             .bearer_auth(&self.admin_token)
     }
 
-    /// An admin request with a JSON body, sent; only a transport error fails here, so the
-    /// caller checks the status it expects.
-    pub async fn admin_send(
+    /// An admin request with a JSON body: the status and the JSON answer (`Null` when the
+    /// answer is not JSON). Only a transport error fails here; the caller checks the status.
+    pub async fn admin_call(
         &self,
         method: reqwest::Method,
         path: &str,
         body: &(impl serde::Serialize + ?Sized),
-    ) -> reqwest::Response {
+    ) -> (u16, serde_json::Value) {
         let request = self.admin(method, path).json(body);
-        request.send().await.expect("the admin API answers")
+        let response = request.send().await.expect("the admin API answers");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or_default())
     }
 
     /// Inserts failed runs (the 2.2 shape; `dlqId`, `messageId`, `createdAt` and `header`
     /// optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in order.
     /// Panics unless the service answers 201, like any failed test setup.
     pub async fn insert_dlq(&self, entries: &[serde_json::Value]) -> Vec<String> {
-        let response = self
-            .admin_send(reqwest::Method::POST, "/dlq", entries)
+        let (status, body) = self
+            .admin_call(reqwest::Method::POST, "/dlq", entries)
             .await;
-        let status = response.status();
-        let body: serde_json::Value = response.json().await.expect("a JSON answer");
         assert_eq!(status, 201, "admin insert refused: {body}");
         body["dlqIds"]
             .as_array()
