@@ -166,13 +166,11 @@ async fn url_groups_and_search_indexes() {
         .admin_call(reqwest::Method::PUT, "/topics/orders", &endpoints)
         .await;
     assert_eq!(put, 200, "{answer}");
-    let group = client
-        .get_url_group()
-        .url_group_name("orders")
-        .send()
-        .await
-        .expect("group")
-        .into_inner();
+    let group = ok(
+        "group",
+        client.get_url_group().url_group_name("orders").send(),
+    )
+    .await;
     assert_eq!(
         group
             .endpoints
@@ -190,13 +188,7 @@ async fn url_groups_and_search_indexes() {
         .await;
     assert_eq!(put, 200, "{answer}");
     let management = management_client(&service);
-    let got = management
-        .get_search_index()
-        .id(id)
-        .send()
-        .await
-        .expect("index")
-        .into_inner();
+    let got = ok("index", management.get_search_index().id(id).send()).await;
     assert_eq!(
         (
             got.name.as_str(),
@@ -218,14 +210,15 @@ async fn url_groups_and_search_indexes() {
         404
     );
     for period in StatsPeriod::ALL {
-        let stats = management
-            .get_search_index_stats()
-            .id(id)
-            .period(period)
-            .send()
-            .await
-            .expect("index stats")
-            .into_inner();
+        let stats = ok(
+            "index stats",
+            management
+                .get_search_index_stats()
+                .id(id)
+                .period(period)
+                .send(),
+        )
+        .await;
         assert_eq!(
             stats.query_throughput.len() as i64,
             period.data_points(),
@@ -284,13 +277,11 @@ async fn account_stats_for_every_period_follow_the_data_point_rules() {
     let management = management_client(&service);
     for period in StatsPeriod::ALL {
         let before = now_ms();
-        let stats = management
-            .get_account_stats()
-            .period(period)
-            .send()
-            .await
-            .expect("stats")
-            .into_inner();
+        let stats = ok(
+            "stats",
+            management.get_account_stats().period(period).send(),
+        )
+        .await;
         let after = now_ms();
         let expected_points = if period == StatsPeriod::ThirtyDays {
             240

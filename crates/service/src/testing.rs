@@ -178,3 +178,11 @@ impl Drop for TestService {
         }
     }
 }
+
+/// The answer of a client call that must succeed; `what` names the call if it fails.
+pub async fn ok<T>(
+    what: &str,
+    sent: impl Future<Output = Result<courier_client::ResponseValue<T>, courier_client::CourierError>>,
+) -> T {
+    sent.await.expect(what).into_inner()
+}

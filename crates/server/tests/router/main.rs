@@ -415,3 +415,11 @@ impl Served {
 
 mod inputs;
 mod operations;
+
+/// The answer of a client call that must succeed; `what` names the call if it fails.
+async fn ok<T>(
+    what: &str,
+    sent: impl Future<Output = Result<courier_client::ResponseValue<T>, CourierError>>,
+) -> T {
+    sent.await.expect(what).into_inner()
+}
