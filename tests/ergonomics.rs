@@ -5,7 +5,7 @@
 
 use courier_client::models::{FailureFunctionState, StatsPeriod, WorkflowDlqMessage};
 use courier_client::{CourierError, DlqFilter, Paging, management, messaging};
-use courier_service::testing::{TestService, ok};
+use courier_service::testing::{TestService, fails, ok};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use serde_json::json;
@@ -109,25 +109,29 @@ async fn the_builder_setters_take_one_value_or_many() {
 #[tokio::test]
 async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() {
     let (service, client) = seeded().await;
-    let zero: CourierError = client
-        .list_workflow_dlq()
-        .filter(&DlqFilter::new())
-        .count(0u64)
-        .send()
-        .await
-        .expect_err("count 0");
+    let zero: CourierError = fails(
+        "count 0",
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new())
+            .count(0u64)
+            .send(),
+    )
+    .await;
     assert_eq!(
         zero.to_string(),
         "invalid request: `count` must be a whole number of at least 1"
     );
     assert!(!zero.retryable);
-    let too_many = client
-        .list_workflow_dlq()
-        .filter(&DlqFilter::new())
-        .count(500u64)
-        .send()
-        .await
-        .expect_err("count 500");
+    let too_many = fails(
+        "count 500",
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new())
+            .count(500u64)
+            .send(),
+    )
+    .await;
     assert_eq!(too_many.status, Some(400));
     assert!(too_many.message.contains("100"), "{too_many}");
 
@@ -136,12 +140,11 @@ async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() 
         &service.customer_id,
         &service.management_key,
     );
-    let period = management
-        .get_account_stats()
-        .period("1day")
-        .send()
-        .await
-        .expect_err("no such period");
+    let period = fails(
+        "no such period",
+        management.get_account_stats().period("1day").send(),
+    )
+    .await;
     assert_eq!(
         period.to_string(),
         "invalid request: `period` must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d (courier_models::StatsPeriod)"

@@ -4,7 +4,7 @@
 
 use courier_client::models::StatsPeriod;
 use courier_client::{CourierError, DlqFilter, Region, RetryPolicy, management, messaging};
-use courier_service::testing::{TestService, ok};
+use courier_service::testing::{TestService, fails, ok};
 use futures::TryStreamExt;
 use serde_json::json;
 use std::error::Error as _;
@@ -93,12 +93,11 @@ async fn exercise(messaging: &messaging::Client, management: &management::Client
             .send(),
     )
     .await;
-    let gone = messaging
-        .get_workflow_dlq()
-        .dlq_id(&runs[0].dlq_id)
-        .send()
-        .await
-        .expect_err("deleted");
+    let gone = fails(
+        "deleted",
+        messaging.get_workflow_dlq().dlq_id(&runs[0].dlq_id).send(),
+    )
+    .await;
     assert!(gone.is_not_found(), "{gone}");
     let stats = ok(
         "statistics over HTTPS",
@@ -179,11 +178,7 @@ async fn an_untrusted_certificate_fails_at_once_on_one_line_with_its_cause() {
         .expect("client");
     let started = Instant::now();
 
-    let error: CourierError = client
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect_err("untrusted");
+    let error: CourierError = fails("untrusted", client.list_workflow_dlq().send()).await;
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "a certificate error was retried ({:?})",
@@ -201,11 +196,7 @@ async fn an_untrusted_certificate_fails_at_once_on_one_line_with_its_cause() {
 #[tokio::test]
 async fn a_malformed_address_is_not_retryable_and_says_why() {
     let client = messaging::Client::with_token("htp//nowhere", "token");
-    let error = client
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect_err("no such URL");
+    let error = fails("no such URL", client.list_workflow_dlq().send()).await;
     assert!(!error.retryable, "{error}");
     let text = error.to_string();
     assert!(text.starts_with("the request could not be built"), "{text}");

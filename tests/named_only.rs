@@ -284,14 +284,9 @@ async fn an_entry_past_retention_is_gone_on_every_path_before_any_purge() {
             entry("young-c", "wfr-young", now + 2, "aged"),
         ])
         .await;
-    let (status, answer) = service
-        .admin_call(
-            Method::PATCH,
-            "/account",
-            &json!({ "max_dlq_retention_time_milis": DAY_MS }),
-        )
+    service
+        .patch_account(json!({ "max_dlq_retention_time_milis": DAY_MS }))
         .await;
-    assert_eq!(status, 200, "{answer}");
 
     let young: BTreeSet<String> = ["young-a", "young-b", "young-c"].map(String::from).into();
     assert_eq!(http.listed().await, young, "list");

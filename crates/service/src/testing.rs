@@ -154,6 +154,15 @@ impl TestService {
         (status, response.json().await.unwrap_or_default())
     }
 
+    /// Changes the account through `PATCH /admin/v1/account`. Panics unless the service answers
+    /// 200, like any failed test setup.
+    pub async fn patch_account(&self, patch: serde_json::Value) {
+        let (status, answer) = self
+            .admin_call(reqwest::Method::PATCH, "/account", &patch)
+            .await;
+        assert_eq!(status, 200, "account change refused: {answer}");
+    }
+
     /// Inserts failed runs (the 2.2 shape; `dlqId`, `messageId`, `createdAt` and `header`
     /// optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in order.
     /// Panics unless the service answers 201, like any failed test setup.
@@ -185,4 +194,12 @@ pub async fn ok<T>(
     sent: impl Future<Output = Result<courier_client::ResponseValue<T>, courier_client::CourierError>>,
 ) -> T {
     sent.await.expect(what).into_inner()
+}
+
+/// The error of a client call that must fail; `what` names the call if it succeeds.
+pub async fn fails<T: std::fmt::Debug>(
+    what: &str,
+    sent: impl Future<Output = Result<T, courier_client::CourierError>>,
+) -> courier_client::CourierError {
+    sent.await.expect_err(what)
 }
