@@ -109,29 +109,19 @@ async fn the_builder_setters_take_one_value_or_many() {
 #[tokio::test]
 async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() {
     let (service, client) = seeded().await;
-    let zero: CourierError = fails(
-        "count 0",
+    let list_of = |count: u64| {
         client
             .list_workflow_dlq()
             .filter(&DlqFilter::new())
-            .count(0u64)
-            .send(),
-    )
-    .await;
+            .count(count)
+    };
+    let zero: CourierError = fails("count 0", list_of(0).send()).await;
     assert_eq!(
         zero.to_string(),
         "invalid request: `count` must be a whole number of at least 1"
     );
     assert!(!zero.retryable);
-    let too_many = fails(
-        "count 500",
-        client
-            .list_workflow_dlq()
-            .filter(&DlqFilter::new())
-            .count(500u64)
-            .send(),
-    )
-    .await;
+    let too_many = fails("count 500", list_of(500).send()).await;
     assert_eq!(too_many.status, Some(400));
     assert!(too_many.message.contains("100"), "{too_many}");
 
