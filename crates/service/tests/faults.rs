@@ -80,8 +80,7 @@ const ADMIN: &str = "faults-admin-token";
 fn serve_known(data_dir: &std::path::Path) -> Courier {
     Courier::spawn(
         courier_serve(data_dir)
-            .args(["--service-token", TOKEN, "--customer-id", CUSTOMER])
-            .args(["--management-key", KEY, "--admin-token", ADMIN])
+            .args(common::credentials([TOKEN, CUSTOMER, KEY, ADMIN]))
             .env("RUST_LOG", "error")
             .stderr(Stdio::inherit()),
     )

@@ -23,10 +23,12 @@ fn start(data_dir: &std::path::Path, log: &std::path::Path) -> Courier {
     let stderr = std::fs::File::create(log).expect("log file");
     Courier::spawn(
         common::courier_serve(data_dir)
-            .args(["--service-token", SERVICE_TOKEN])
-            .args(["--customer-id", CUSTOMER_ID])
-            .args(["--management-key", MANAGEMENT_KEY])
-            .args(["--admin-token", ADMIN_TOKEN])
+            .args(common::credentials([
+                SERVICE_TOKEN,
+                CUSTOMER_ID,
+                MANAGEMENT_KEY,
+                ADMIN_TOKEN,
+            ]))
             .env("RUST_LOG", "trace")
             .stderr(Stdio::from(stderr)),
     )

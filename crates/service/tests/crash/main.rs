@@ -67,10 +67,12 @@ impl Server {
     async fn start(data_dir: &Path) -> Server {
         let server = Server(Courier::spawn(
             common::courier_serve(data_dir)
-                .args(["--admin-token", ADMIN_TOKEN])
-                .args(["--service-token", SERVICE_TOKEN])
-                .args(["--customer-id", CUSTOMER_ID])
-                .args(["--management-key", MANAGEMENT_KEY])
+                .args(common::credentials([
+                    SERVICE_TOKEN,
+                    CUSTOMER_ID,
+                    MANAGEMENT_KEY,
+                    ADMIN_TOKEN,
+                ]))
                 .env("RUST_LOG", "error")
                 .stderr(Stdio::inherit()),
         ));
