@@ -78,11 +78,11 @@ const ADMIN: &str = "faults-admin-token";
 
 /// `courier serve` with known credentials and the admin API.
 fn serve_known(data_dir: &std::path::Path) -> Courier {
-    Courier::spawn(
-        courier_serve(data_dir)
-            .args(common::credentials([TOKEN, CUSTOMER, KEY, ADMIN]))
-            .env("RUST_LOG", "error")
-            .stderr(Stdio::inherit()),
+    common::serve_as(
+        data_dir,
+        [TOKEN, CUSTOMER, KEY, ADMIN],
+        "error",
+        Stdio::inherit(),
     )
 }
 

@@ -24,6 +24,21 @@ pub fn credentials(
     ]
 }
 
+/// `courier serve` with the account's credentials fixed (see [`credentials`]), logging at
+/// `log_level` to `stderr`, started.
+pub fn serve_as(
+    data_dir: &std::path::Path,
+    account: [&'static str; 4],
+    log_level: &str,
+    stderr: Stdio,
+) -> Courier {
+    let mut command = courier_serve(data_dir);
+    command
+        .args(credentials(account))
+        .env("RUST_LOG", log_level);
+    Courier::spawn(command.stderr(stderr))
+}
+
 /// `courier serve --listen 127.0.0.1:0 --data-dir DATA_DIR`, stdout piped for the banner.
 pub fn courier_serve(data_dir: &std::path::Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));
