@@ -392,10 +392,11 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
 async fn unknown_paths_and_wrong_methods_get_json_404_and_405() {
     let service = TestService::start().await;
     let http = reqwest::Client::new();
-    let response = http
-        .get(format!("{}/v2/workflows/dlqs", service.base_url()))
-        .bearer_auth(&service.service_token)
-        .send()
+    let send = |method, path: &str| {
+        let request = http.request(method, format!("{}{path}", service.base_url()));
+        request.bearer_auth(&service.service_token).send()
+    };
+    let response = send(reqwest::Method::GET, "/v2/workflows/dlqs")
         .await
         .expect("404");
     assert_eq!(response.status(), 404);
@@ -406,10 +407,7 @@ async fn unknown_paths_and_wrong_methods_get_json_404_and_405() {
             .expect("error")
             .contains("/v2/workflows/dlqs")
     );
-    let response = http
-        .post(format!("{}/v2/topics/orders", service.base_url()))
-        .bearer_auth(&service.service_token)
-        .send()
+    let response = send(reqwest::Method::POST, "/v2/topics/orders")
         .await
         .expect("405");
     assert_eq!(response.status(), 405);

@@ -144,11 +144,14 @@ impl RecordingServer {
     }
 }
 
+/// A client with credentials for the server, and the check that a request carried them.
+pub type Credentials<C> = (fn(&RecordingServer) -> C, fn(&Recorded));
+
 /// One call, expected to succeed, against a server that answers `reply`: the answer and the one
 /// request the server received, whose credentials `client_of` made it send (checked by `auth`).
 pub async fn exchange<C, T, Fut>(
     reply: Reply,
-    (client_of, auth): (fn(&RecordingServer) -> C, fn(&Recorded)),
+    (client_of, auth): Credentials<C>,
     call: impl FnOnce(C) -> Fut,
 ) -> (ResponseValue<T>, Recorded)
 where
@@ -170,12 +173,10 @@ pub fn call<'a, T: 'a>(sent: impl Future<Output = Result<T, CourierError>> + 'a)
 }
 
 /// A messaging client with the bearer token, for [`exchange`].
-pub const BEARER: (fn(&RecordingServer) -> messaging::Client, fn(&Recorded)) =
-    (RecordingServer::messaging, assert_bearer);
+pub const BEARER: Credentials<messaging::Client> = (RecordingServer::messaging, assert_bearer);
 
 /// A management client with Basic credentials, for [`exchange`].
-pub const BASIC_AUTH: (fn(&RecordingServer) -> management::Client, fn(&Recorded)) =
-    (RecordingServer::management, assert_basic);
+pub const BASIC_AUTH: Credentials<management::Client> = (RecordingServer::management, assert_basic);
 
 /// The request's method and its target: path and query exactly as sent.
 pub fn assert_sent(request: &Recorded, method: &str, target: &str) {

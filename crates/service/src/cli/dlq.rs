@@ -353,11 +353,11 @@ fn describe(filter: &FilterArgs) -> String {
         values.into_iter().map(|value| value.to_string()).collect()
     }
     let fields = [
-        ("fromDate", texts(&filter.from_date)),
-        ("toDate", texts(&filter.to_date)),
+        ("fromDate", texts(filter.from_date)),
+        ("toDate", texts(filter.to_date)),
         ("workflowUrl", texts(&filter.workflow_url)),
         ("workflowRunId", texts(&filter.workflow_run_id)),
-        ("workflowCreatedAt", texts(&filter.workflow_created_at)),
+        ("workflowCreatedAt", texts(filter.workflow_created_at)),
         ("label", texts(&filter.label)),
         (
             "failureFunctionState",
