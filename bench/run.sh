@@ -53,10 +53,20 @@ work=$(mktemp -d /tmp/courier-bench.XXXXXX)
 server=""
 prism=""
 nginx_pid=""
+# Stops the process whose id the variable named $1 holds (courier or nginx), if any, and empties
+# the variable so that a later stop or the cleanup does not signal a reused id.
+stop() {
+  local pid=${!1}
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  printf -v "$1" '%s' ""
+}
 cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  stop server
   [ -n "$prism" ] && kill -- "-$prism" 2>/dev/null
-  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+  stop nginx_pid
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -86,11 +96,6 @@ start_server() {
   echo "courier did not start; log:" >&2; cat "$work/serve.log" >&2; exit 1
 }
 
-stop_server() {
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  server=""
-}
 
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 
@@ -129,11 +134,6 @@ CONF
   echo "nginx did not start" >&2; cat "$work/nginx/error.log" >&2; exit 1
 }
 
-stop_nginx() {
-  kill "$nginx_pid" 2>/dev/null || true
-  wait "$nginx_pid" 2>/dev/null || true
-  nginx_pid=""
-}
 
 # ratio A B: A / B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
@@ -262,7 +262,7 @@ for i in "${!names[@]}"; do
     fi
   done
 done
-stop_nginx
+stop nginx_pid
 {
   report
   report "## 1. Throughput and latency: courier against a Prism mock of spec/openapi.yaml"
@@ -307,7 +307,7 @@ get99=$(med "$work/p1-courier-0" 3)
 report
 report "Get-one p99: **$get99 ms** (target < 5 ms)."
 [ -n "$prism" ] && { kill -- "-$prism" 2>/dev/null || true; prism=""; }
-stop_server
+stop server
 
 # --- part 2: scale --------------------------------------------------------------------------
 log "part 2: list latency at ${sizes[*]} entries"
@@ -334,7 +334,7 @@ for n in "${sizes[@]}"; do
     rss=$(rss_kib)
     # Restart with the largest store: from spawning the process to the first served request.
     log "restart with $n entries"
-    stop_server
+    stop server
     first_id=$(head -1 "$work/ids$n.txt")
     : >"$work/restart"
     for _ in $(seq 1 "$runs"); do
@@ -348,10 +348,10 @@ for n in "${sizes[@]}"; do
       t1=$(date +%s%N)
       curl -sf -o /dev/null -H "$auth" "$base/v2/workflows/dlq/$first_id"
       echo "$(( (t1 - t0) / 1000000 ))" >>"$work/restart"
-      stop_server
+      stop server
     done
   else
-    stop_server
+    stop server
   fi
 done
 ratio_cells=""
@@ -388,7 +388,7 @@ bulk_delete() {
     cursor=$(jq -r '.cursor // empty' "$work/delete.json")
     [ -z "$cursor" ] && break
   done
-  stop_server
+  stop server
   rm -rf "$work/del"
   if [ "$total" -ne $(( largest / 10 )) ]; then
     echo "bulk delete ($1) removed $total entries, expected $(( largest / 10 ))" >&2; exit 1
@@ -425,7 +425,7 @@ for _ in $(seq 1 "$runs"); do
   start_server "$work/del"
   "$read_vs_delete" --base-url "$base" --token "$token" --flow-control-key tenant-00 \
     | awk '{printf "%s %.0f %.0f %s\n", $0, $1 / $2, $3 / $4, ($3 / $4) / ($1 / $2)}' >>"$work/read-vs-delete"
-  stop_server
+  stop server
   rm -rf "$work/del"
 done
 read_rate=$(med "$work/read-vs-delete" 5); delete_rate=$(med "$work/read-vs-delete" 6)

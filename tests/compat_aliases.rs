@@ -128,13 +128,7 @@ async fn both_spellings_of_the_caller_ip_and_state_filters_work_and_merge() {
     assert_eq!(ids(&both).len(), 6, "values of both spellings are ORed");
     let (status, body) = call(&service, Method::GET, "/v2/workflows/dlq?callerIP=").await;
     assert_eq!(status, 400);
-    assert!(
-        body["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("`callerIP`"),
-        "{body}"
-    );
+    assert!(common::error_of(&body).contains("`callerIP`"), "{body}");
 }
 
 #[tokio::test]
@@ -262,10 +256,7 @@ async fn what_needs_a_delivery_engine_is_a_clear_501() {
         let (status, body) = call(&service, Method::POST, target).await;
         assert_eq!(status, 501, "{target}: {body}");
         assert!(
-            body["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("delivery engine"),
+            common::error_of(&body).contains("delivery engine"),
             "{body}"
         );
     }

@@ -5,7 +5,7 @@
 
 use courier_client::models::{FailureFunctionState, StatsPeriod, WorkflowDlqMessage};
 use courier_client::{CourierError, DlqFilter, Paging, management, messaging};
-use courier_service::testing::TestService;
+use courier_service::testing::{TestService, fails, ok};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use serde_json::json;
@@ -36,31 +36,34 @@ async fn seeded() -> (TestService, messaging::Client) {
 #[tokio::test]
 async fn a_dlq_filter_goes_straight_into_the_request_with_one_or_many_values() {
     let (_service, client) = seeded().await;
-    let one = client
-        .list_workflow_dlq()
-        .filter(&DlqFilter::new().label("billing"))
-        .send()
-        .await
-        .expect("list")
-        .into_inner();
+    let one = ok(
+        "list",
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new().label("billing"))
+            .send(),
+    )
+    .await;
     assert_eq!(one.messages.len(), 2);
-    let many = client
-        .list_workflow_dlq()
-        .filter(&DlqFilter::new().labels(["billing", "beta"]))
-        .count(10u64)
-        .send()
-        .await
-        .expect("list")
-        .into_inner();
+    let many = ok(
+        "list",
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new().labels(["billing", "beta"]))
+            .count(10u64)
+            .send(),
+    )
+    .await;
     assert_eq!(many.messages.len(), 3);
     let labels = vec![String::from("gamma")];
-    let from_vec = client
-        .list_workflow_dlq()
-        .filter(&DlqFilter::new().labels(&labels))
-        .send()
-        .await
-        .expect("list")
-        .into_inner();
+    let from_vec = ok(
+        "list",
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new().labels(&labels))
+            .send(),
+    )
+    .await;
     assert_eq!(from_vec.messages.len(), 1);
     // Enum values, one or many; none of the seeded runs has a failure function.
     let none = client
@@ -80,65 +83,45 @@ async fn a_dlq_filter_goes_straight_into_the_request_with_one_or_many_values() {
 #[tokio::test]
 async fn the_builder_setters_take_one_value_or_many() {
     let (_service, client) = seeded().await;
-    let count = |page: courier_client::models::ListWorkflowDlqResponse| page.messages.len();
-    let one = client
-        .list_workflow_dlq()
-        .label("billing")
-        .send()
-        .await
-        .expect("list");
-    assert_eq!(count(one.into_inner()), 2);
-    let array = client
-        .list_workflow_dlq()
-        .label(["billing", "beta"])
-        .send()
-        .await
-        .expect("list");
-    assert_eq!(count(array.into_inner()), 3);
+    let one = ok("list", client.list_workflow_dlq().label("billing").send()).await;
+    assert_eq!(one.messages.len(), 2);
+    let array = ok(
+        "list",
+        client.list_workflow_dlq().label(["billing", "beta"]).send(),
+    )
+    .await;
+    assert_eq!(array.messages.len(), 3);
     let labels = vec![String::from("gamma")];
-    let borrowed = client
-        .list_workflow_dlq()
-        .label(&labels)
-        .send()
-        .await
-        .expect("list");
-    assert_eq!(count(borrowed.into_inner()), 1);
-    let state = client
-        .delete_workflow_dlq_bulk()
-        .failure_function_state(FailureFunctionState::CallbackFail)
-        .label("billing")
-        .send()
-        .await
-        .expect("bulk delete");
-    assert_eq!(
-        state.into_inner().deleted,
-        0,
-        "no seeded run has a failure function"
-    );
+    let borrowed = ok("list", client.list_workflow_dlq().label(&labels).send()).await;
+    assert_eq!(borrowed.messages.len(), 1);
+    let state = ok(
+        "bulk delete",
+        client
+            .delete_workflow_dlq_bulk()
+            .failure_function_state(FailureFunctionState::CallbackFail)
+            .label("billing")
+            .send(),
+    )
+    .await;
+    assert_eq!(state.deleted, 0, "no seeded run has a failure function");
 }
 
 #[tokio::test]
 async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() {
     let (service, client) = seeded().await;
-    let zero: CourierError = client
-        .list_workflow_dlq()
-        .filter(&DlqFilter::new())
-        .count(0u64)
-        .send()
-        .await
-        .expect_err("count 0");
+    let list_of = |count: u64| {
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new())
+            .count(count)
+    };
+    let zero: CourierError = fails("count 0", list_of(0).send()).await;
     assert_eq!(
         zero.to_string(),
         "invalid request: `count` must be a whole number of at least 1"
     );
     assert!(!zero.retryable);
-    let too_many = client
-        .list_workflow_dlq()
-        .filter(&DlqFilter::new())
-        .count(500u64)
-        .send()
-        .await
-        .expect_err("count 500");
+    let too_many = fails("count 500", list_of(500).send()).await;
     assert_eq!(too_many.status, Some(400));
     assert!(too_many.message.contains("100"), "{too_many}");
 
@@ -147,23 +130,24 @@ async fn invalid_count_and_period_fail_with_messages_that_say_what_is_allowed() 
         &service.customer_id,
         &service.management_key,
     );
-    let period = management
-        .get_account_stats()
-        .period("1day")
-        .send()
-        .await
-        .expect_err("no such period");
+    let period = fails(
+        "no such period",
+        management.get_account_stats().period("1day").send(),
+    )
+    .await;
     assert_eq!(
         period.to_string(),
         "invalid request: `period` must be one of 1h, 3h, 12h, 1d, 3d, 7d, 30d (courier_models::StatsPeriod)"
     );
     // The readable variant works.
-    management
-        .get_account_stats()
-        .period(StatsPeriod::SevenDays)
-        .send()
-        .await
-        .expect("7d statistics");
+    ok(
+        "7d statistics",
+        management
+            .get_account_stats()
+            .period(StatsPeriod::SevenDays)
+            .send(),
+    )
+    .await;
 }
 
 /// Returns the stream after the client that made it is gone: the stream owns a clone.

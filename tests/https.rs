@@ -4,7 +4,7 @@
 
 use courier_client::models::StatsPeriod;
 use courier_client::{CourierError, DlqFilter, Region, RetryPolicy, management, messaging};
-use courier_service::testing::TestService;
+use courier_service::testing::{TestService, fails, ok};
 use futures::TryStreamExt;
 use serde_json::json;
 use std::error::Error as _;
@@ -79,34 +79,34 @@ async fn exercise(messaging: &messaging::Client, management: &management::Client
         .await
         .expect("list over HTTPS");
     assert_eq!(runs.len(), 3);
-    let one = messaging
-        .get_workflow_dlq()
-        .dlq_id(&runs[0].dlq_id)
-        .send()
-        .await
-        .expect("get over HTTPS")
-        .into_inner();
+    let one = ok(
+        "get over HTTPS",
+        messaging.get_workflow_dlq().dlq_id(&runs[0].dlq_id).send(),
+    )
+    .await;
     assert_eq!(one.workflow_run_id, runs[0].workflow_run_id);
-    messaging
-        .delete_dlq_message()
-        .dlq_id(&runs[0].dlq_id)
-        .send()
-        .await
-        .expect("delete over HTTPS");
-    let gone = messaging
-        .get_workflow_dlq()
-        .dlq_id(&runs[0].dlq_id)
-        .send()
-        .await
-        .expect_err("deleted");
+    ok(
+        "delete over HTTPS",
+        messaging
+            .delete_dlq_message()
+            .dlq_id(&runs[0].dlq_id)
+            .send(),
+    )
+    .await;
+    let gone = fails(
+        "deleted",
+        messaging.get_workflow_dlq().dlq_id(&runs[0].dlq_id).send(),
+    )
+    .await;
     assert!(gone.is_not_found(), "{gone}");
-    let stats = management
-        .get_account_stats()
-        .period(StatsPeriod::OneDay)
-        .send()
-        .await
-        .expect("statistics over HTTPS")
-        .into_inner();
+    let stats = ok(
+        "statistics over HTTPS",
+        management
+            .get_account_stats()
+            .period(StatsPeriod::OneDay)
+            .send(),
+    )
+    .await;
     assert_eq!(stats.dlq_message_count, 2, "{stats:?}");
 }
 
@@ -153,12 +153,11 @@ async fn the_region_url_template_reaches_the_service_over_https() {
         .resolve(&host, address)
         .build()
         .expect("client");
-    let page = client
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect("list through the region template")
-        .into_inner();
+    let page = ok(
+        "list through the region template",
+        client.list_workflow_dlq().send(),
+    )
+    .await;
     assert_eq!(page.messages.len(), 1);
 }
 
@@ -179,11 +178,7 @@ async fn an_untrusted_certificate_fails_at_once_on_one_line_with_its_cause() {
         .expect("client");
     let started = Instant::now();
 
-    let error: CourierError = client
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect_err("untrusted");
+    let error: CourierError = fails("untrusted", client.list_workflow_dlq().send()).await;
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "a certificate error was retried ({:?})",
@@ -201,11 +196,7 @@ async fn an_untrusted_certificate_fails_at_once_on_one_line_with_its_cause() {
 #[tokio::test]
 async fn a_malformed_address_is_not_retryable_and_says_why() {
     let client = messaging::Client::with_token("htp//nowhere", "token");
-    let error = client
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect_err("no such URL");
+    let error = fails("no such URL", client.list_workflow_dlq().send()).await;
     assert!(!error.retryable, "{error}");
     let text = error.to_string();
     assert!(text.starts_with("the request could not be built"), "{text}");

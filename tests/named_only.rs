@@ -208,14 +208,7 @@ fn no_spelling_of_dlq_ids_deletes_an_entry_it_did_not_name() {
             );
             if spelling.has_empty_value() {
                 prop_assert_eq!(status, 400, "{} answered {}", query, body);
-                prop_assert!(
-                    body["error"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .contains("dlqIds"),
-                    "{}",
-                    body
-                );
+                prop_assert!(common::error_of(&body).contains("dlqIds"), "{}", body);
                 refused.set(refused.get() + 1);
             } else {
                 prop_assert_eq!(status, 200, "{} answered {}", query, body);
@@ -267,13 +260,7 @@ async fn a_malformed_cursor_is_refused_even_beside_dlq_ids_and_nothing_is_delete
         )
         .await;
     assert_eq!(status, 400, "{body}");
-    assert!(
-        body["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("cursor"),
-        "{body}"
-    );
+    assert!(common::error_of(&body).contains("cursor"), "{body}");
     assert_eq!(http.listed().await, BTreeSet::from(["keep-me".to_owned()]));
 }
 
@@ -297,39 +284,45 @@ async fn an_entry_past_retention_is_gone_on_every_path_before_any_purge() {
             entry("young-c", "wfr-young", now + 2, "aged"),
         ])
         .await;
-    let patch = service
-        .admin(Method::PATCH, "/account")
-        .json(&json!({ "max_dlq_retention_time_milis": DAY_MS }))
-        .send()
-        .await
-        .expect("patch");
-    assert_eq!(patch.status(), 200);
+    service
+        .patch_account(json!({ "max_dlq_retention_time_milis": DAY_MS }))
+        .await;
 
     let young: BTreeSet<String> = ["young-a", "young-b", "young-c"].map(String::from).into();
     assert_eq!(http.listed().await, young, "list");
-    let (status, _) = http.call(Method::GET, "/v2/workflows/dlq/old-a").await;
-    assert_eq!(status, 404, "get one");
-    let (status, _) = http.call(Method::DELETE, "/v2/dlq/old-a").await;
-    assert_eq!(status, 404, "delete one");
-    let (status, body) = http
-        .call(Method::DELETE, "/v2/workflows/dlq?dlqIds=old-b,young-b")
-        .await;
-    assert_eq!(
-        (status, body["deleted"].as_u64()),
-        (200, Some(1)),
-        "bulk delete by ids: {body}"
-    );
-    let (status, _) = http
-        .call(Method::DELETE, "/v2/workflows/runs/wfr-only-old")
-        .await;
-    assert_eq!(
-        status, 404,
-        "cancel of a run whose only entries are expired"
-    );
-    let (status, _) = http
-        .call(Method::DELETE, "/v2/workflows/runs/wfr-mixed")
-        .await;
-    assert_eq!(status, 200, "cancel of a run with a young entry");
+    // In order, each on what the ones before left; a bulk delete also says how many went.
+    let steps = [
+        ("get one", Method::GET, "/v2/workflows/dlq/old-a", 404, None),
+        ("delete one", Method::DELETE, "/v2/dlq/old-a", 404, None),
+        (
+            "bulk delete by ids",
+            Method::DELETE,
+            "/v2/workflows/dlq?dlqIds=old-b,young-b",
+            200,
+            Some(1),
+        ),
+        (
+            "cancel of a run whose only entries are expired",
+            Method::DELETE,
+            "/v2/workflows/runs/wfr-only-old",
+            404,
+            None,
+        ),
+        (
+            "cancel of a run with a young entry",
+            Method::DELETE,
+            "/v2/workflows/runs/wfr-mixed",
+            200,
+            None,
+        ),
+    ];
+    for (what, method, target, status, deleted) in steps {
+        let (answered, body) = http.call(method, target).await;
+        assert_eq!(answered, status, "{what}: {body}");
+        if deleted.is_some() {
+            assert_eq!(body["deleted"].as_u64(), deleted, "{what}: {body}");
+        }
+    }
     let stats = common::account_stats(&service).await;
     assert_eq!(
         stats["dlq_message_count"], 1,

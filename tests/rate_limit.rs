@@ -3,11 +3,13 @@
 //! and a client whose retries honour them.
 
 use courier_client::{RetryPolicy, messaging};
-use courier_service::testing::TestService;
+use courier_service::testing::{TestService, fails};
 use serde_json::json;
 
 async fn limit_to(service: &TestService, per_second: u64) {
-    patch_account(service, json!({"max_requests_per_second": per_second})).await;
+    service
+        .patch_account(json!({"max_requests_per_second": per_second}))
+        .await;
 }
 
 /// A list request without the client (which would retry), as the service answers it.
@@ -43,16 +45,6 @@ fn retrying_five_times() -> RetryPolicy {
 
 fn header(response: &reqwest::Response, name: &str) -> Option<u64> {
     response.headers().get(name)?.to_str().ok()?.parse().ok()
-}
-
-async fn patch_account(service: &TestService, patch: serde_json::Value) {
-    let response = service
-        .admin(reqwest::Method::PATCH, "/account")
-        .json(&patch)
-        .send()
-        .await
-        .expect("patch");
-    assert_eq!(response.status(), 200);
 }
 
 fn unix_now() -> u64 {
@@ -126,7 +118,9 @@ async fn the_per_second_limit_is_signalled_with_burst_headers_only() {
 #[tokio::test]
 async fn the_daily_limit_is_enforced_and_signalled_with_rate_limit_headers() {
     let service = TestService::start().await;
-    patch_account(&service, json!({"max_requests_per_day_hard": 4})).await;
+    service
+        .patch_account(json!({"max_requests_per_day_hard": 4}))
+        .await;
     let http = reqwest::Client::new();
     let mut refused = None;
     for n in 0..8 {
@@ -153,18 +147,16 @@ async fn the_daily_limit_is_enforced_and_signalled_with_rate_limit_headers() {
     // The client sees at once that waiting seconds cannot help: no retry, the 429 reported.
     let client = client_with(&service, retrying_five_times());
     let started = std::time::Instant::now();
-    let error = client
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect_err("daily limit");
+    let error = fails("daily limit", client.list_workflow_dlq().send()).await;
     assert_eq!(error.status, Some(429));
     assert!(
         started.elapsed() < std::time::Duration::from_secs(2),
         "not retried"
     );
     // Raising the limit lets requests through again the same day.
-    patch_account(&service, json!({"max_requests_per_day_hard": 1000})).await;
+    service
+        .patch_account(json!({"max_requests_per_day_hard": 1000}))
+        .await;
     client
         .list_workflow_dlq()
         .send()

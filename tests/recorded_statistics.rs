@@ -23,26 +23,12 @@ async fn management(service: &TestService, target: &str) -> (u16, Value) {
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-async fn admin_post(service: &TestService, path: &str, body: &Value) -> (u16, Value) {
-    let response = service
-        .admin(Method::POST, path)
-        .json(body)
-        .send()
-        .await
-        .expect("admin");
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
-
 async fn create_index(service: &TestService) {
     let index = common::search_index_json(&service.customer_id);
-    let response = service
-        .admin(Method::PUT, &format!("/search/{INDEX}"))
-        .json(&index)
-        .send()
-        .await
-        .expect("admin index");
-    assert_eq!(response.status(), 200);
+    let (status, answer) = service
+        .admin_call(Method::PUT, &format!("/search/{INDEX}"), &index)
+        .await;
+    assert_eq!(status, 200, "{answer}");
 }
 
 fn ys(points: &Value) -> Vec<f64> {
@@ -83,8 +69,13 @@ async fn index_statistics_are_derived_from_recorded_usage() {
     events.push(json!({"kind": "embed", "latency_ms": 12.5}));
     events.push(json!({"kind": "size", "at": minute - 30 * MINUTE_MS, "vector_count": 10, "data_size": 1000, "pending": 1}));
     events.push(json!({"kind": "size", "at": minute + 4, "vector_count": 50, "data_size": 5000, "pending": 2}));
-    let (status, body) =
-        admin_post(&service, &format!("/search/{INDEX}/usage"), &json!(events)).await;
+    let (status, body) = service
+        .admin_call(
+            Method::POST,
+            &format!("/search/{INDEX}/usage"),
+            &json!(events),
+        )
+        .await;
     assert_eq!(
         (status, body["recorded"].as_u64()),
         (201, Some(105)),
@@ -158,7 +149,9 @@ async fn bad_usage_events_store_nothing_and_an_unknown_index_is_404() {
         (json!([{"kind": "query", "colour": "red"}]), "colour"),
         (json!({"kind": "query"}), "body"),
     ] {
-        let (status, body) = admin_post(&service, &format!("/search/{INDEX}/usage"), &events).await;
+        let (status, body) = service
+            .admin_call(Method::POST, &format!("/search/{INDEX}/usage"), &events)
+            .await;
         let message = body["error"].as_str().unwrap_or_default();
         assert_eq!(status, 400, "{events}: {body}");
         assert!(message.contains(named), "{events}: {message}");
@@ -168,12 +161,13 @@ async fn bad_usage_events_store_nothing_and_an_unknown_index_is_404() {
         stats["daily_query_count"], 0,
         "nothing of a refused batch was stored"
     );
-    let (status, body) = admin_post(
-        &service,
-        "/search/00000000-0000-4000-8000-000000000000/usage",
-        &json!([{"kind": "query"}]),
-    )
-    .await;
+    let (status, body) = service
+        .admin_call(
+            Method::POST,
+            "/search/00000000-0000-4000-8000-000000000000/usage",
+            &json!([{"kind": "query"}]),
+        )
+        .await;
     assert_eq!(status, 404, "{body}");
 }
 
@@ -194,8 +188,8 @@ async fn each_run_starts_once_and_the_default_period_is_sixty_minutes() {
     service
         .insert_dlq(&[failed(0, "wfr-a"), failed(1, "wfr-a"), failed(2, "wfr-b")])
         .await;
-    let (status, _) = admin_post(
-        &service,
+    let (status, _) = service.admin_call(
+        Method::POST,
         "/runs",
         &json!([
             {"workflowRunId": "wfr-a", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": now},

@@ -378,13 +378,9 @@ async fn every_operation_of_the_spec_refuses_every_wrong_credential_and_accepts_
 
 /// Sets the account's `max_requests_per_second` through the admin API (not rate limited).
 async fn limit_requests_per_second(service: &TestService, per_second: u64) {
-    let response = service
-        .admin(Method::PATCH, "/account")
-        .json(&json!({ "max_requests_per_second": per_second }))
-        .send()
-        .await
-        .expect("admin patch");
-    assert_eq!(response.status(), 200, "the limit can be set");
+    service
+        .patch_account(json!({ "max_requests_per_second": per_second }))
+        .await;
 }
 
 /// Decision 16, one table over every operation of the spec: credentials first (401), then the

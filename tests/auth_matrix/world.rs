@@ -56,33 +56,20 @@ impl World {
 
     /// The URL group and search index: no operation of the spec removes them.
     pub(crate) async fn create_lasting_resources(&mut self) {
-        let put = self
-            .service
-            .admin(Method::PUT, &format!("/topics/{}", self.url_group))
-            .json(&json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}))
-            .send()
-            .await
-            .expect("admin topic");
-        assert_eq!(
-            put.status(),
-            200,
-            "{}",
-            put.text().await.unwrap_or_default()
-        );
-        let index = common::search_index_json(&self.service.customer_id);
-        let put = self
-            .service
-            .admin(Method::PUT, &format!("/search/{}", self.index_id))
-            .json(&index)
-            .send()
-            .await
-            .expect("admin index");
-        assert_eq!(
-            put.status(),
-            200,
-            "{}",
-            put.text().await.unwrap_or_default()
-        );
+        let lasting = [
+            (
+                format!("/topics/{}", self.url_group),
+                json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}),
+            ),
+            (
+                format!("/search/{}", self.index_id),
+                common::search_index_json(&self.service.customer_id),
+            ),
+        ];
+        for (path, body) in lasting {
+            let (status, answer) = self.service.admin_call(Method::PUT, &path, &body).await;
+            assert_eq!(status, 200, "{path}: {answer}");
+        }
     }
 
     /// A fresh DLQ entry of a fresh run, plus the lasting resources: every path parameter the

@@ -87,3 +87,8 @@ pub async fn call_with_token(
     let text = response.text().await.expect("body");
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
+
+/// The message of an `{"error": ...}` body; empty when the body has none.
+pub fn error_of(body: &Value) -> &str {
+    body["error"].as_str().unwrap_or_default()
+}

@@ -2,26 +2,14 @@
 
 use super::*;
 
-async fn patch_account(service: &TestService, patch: Value) -> reqwest::Response {
-    service
-        .admin(reqwest::Method::PATCH, "/account")
-        .json(&patch)
-        .send()
-        .await
-        .expect("patch")
-}
-
 #[tokio::test]
 async fn retention_and_dlq_size_limits_come_from_the_account() {
     let service = TestService::start().await;
     let now = now_ms();
     let client = messaging_client(&service);
-    assert_eq!(
-        patch_account(&service, json!({"max_dlq_retention_time_milis": 60_000}))
-            .await
-            .status(),
-        200
-    );
+    service
+        .patch_account(json!({"max_dlq_retention_time_milis": 60_000}))
+        .await;
     let ids = service
         .insert_dlq(&[run(0, now - 120_000), run(1, now - 1000)])
         .await;
@@ -45,15 +33,9 @@ async fn retention_and_dlq_size_limits_come_from_the_account() {
         .expect("stats");
     assert_eq!(stats.dlq_message_count, 1);
 
-    assert_eq!(
-        patch_account(
-            &service,
-            json!({"max_dlq_retention_time_milis": 86_400_000, "max_dlq_size": 3})
-        )
-        .await
-        .status(),
-        200
-    );
+    service
+        .patch_account(json!({"max_dlq_retention_time_milis": 86_400_000, "max_dlq_size": 3}))
+        .await;
     let more = service
         .insert_dlq(
             &(2..6)
@@ -126,13 +108,14 @@ async fn data_survives_a_restart() {
                 .collect::<Vec<_>>(),
         )
         .await;
-    let put = service
-        .admin(reqwest::Method::PUT, "/topics/orders")
-        .json(&json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}))
-        .send()
-        .await
-        .expect("topic");
-    assert_eq!(put.status(), 200);
+    let (status, answer) = service
+        .admin_call(
+            reqwest::Method::PUT,
+            "/topics/orders",
+            &json!({"endpoints": [{"name": "a", "url": "https://a.example"}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
     service.restart().await;
     let client = messaging_client(&service);
     assert_eq!(list_all(&client, |r| r).await, ids);
@@ -164,20 +147,16 @@ async fn url_groups_and_search_indexes() {
         ),
         404
     );
-    let put = service
-        .admin(reqwest::Method::PUT, "/topics/orders")
-        .json(&json!({"endpoints": [{"name": "billing", "url": "https://billing.example"}, {"name": "", "url": "https://x.example"}]}))
-        .send()
-        .await
-        .expect("topic");
-    assert_eq!(put.status(), 200);
-    let group = client
-        .get_url_group()
-        .url_group_name("orders")
-        .send()
-        .await
-        .expect("group")
-        .into_inner();
+    let endpoints = json!({"endpoints": [{"name": "billing", "url": "https://billing.example"}, {"name": "", "url": "https://x.example"}]});
+    let (put, answer) = service
+        .admin_call(reqwest::Method::PUT, "/topics/orders", &endpoints)
+        .await;
+    assert_eq!(put, 200, "{answer}");
+    let group = ok(
+        "group",
+        client.get_url_group().url_group_name("orders").send(),
+    )
+    .await;
     assert_eq!(
         group
             .endpoints
@@ -190,26 +169,12 @@ async fn url_groups_and_search_indexes() {
 
     let id = "0f8b1a5e-9d7c-4f57-8d7e-4d2b3b1c0a11";
     let index = common::search_index_json(&service.customer_id);
-    let put = service
-        .admin(reqwest::Method::PUT, &format!("/search/{id}"))
-        .json(&index)
-        .send()
-        .await
-        .expect("index");
-    assert_eq!(
-        put.status(),
-        200,
-        "{}",
-        put.text().await.unwrap_or_default()
-    );
+    let (put, answer) = service
+        .admin_call(reqwest::Method::PUT, &format!("/search/{id}"), &index)
+        .await;
+    assert_eq!(put, 200, "{answer}");
     let management = management_client(&service);
-    let got = management
-        .get_search_index()
-        .id(id)
-        .send()
-        .await
-        .expect("index")
-        .into_inner();
+    let got = ok("index", management.get_search_index().id(id).send()).await;
     assert_eq!(
         (
             got.name.as_str(),
@@ -231,14 +196,15 @@ async fn url_groups_and_search_indexes() {
         404
     );
     for period in StatsPeriod::ALL {
-        let stats = management
-            .get_search_index_stats()
-            .id(id)
-            .period(period)
-            .send()
-            .await
-            .expect("index stats")
-            .into_inner();
+        let stats = ok(
+            "index stats",
+            management
+                .get_search_index_stats()
+                .id(id)
+                .period(period)
+                .send(),
+        )
+        .await;
         assert_eq!(
             stats.query_throughput.len() as i64,
             period.data_points(),
@@ -297,13 +263,11 @@ async fn account_stats_for_every_period_follow_the_data_point_rules() {
     let management = management_client(&service);
     for period in StatsPeriod::ALL {
         let before = now_ms();
-        let stats = management
-            .get_account_stats()
-            .period(period)
-            .send()
-            .await
-            .expect("stats")
-            .into_inner();
+        let stats = ok(
+            "stats",
+            management.get_account_stats().period(period).send(),
+        )
+        .await;
         let after = now_ms();
         let expected_points = if period == StatsPeriod::ThirtyDays {
             240
@@ -378,14 +342,14 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
     let client = messaging_client(&service);
     let mut bad = run(1, now_ms());
     bad.as_object_mut().expect("object").remove("url");
-    let response = service
-        .admin(reqwest::Method::POST, "/dlq")
-        .json(&json!([run(0, now_ms()), bad]))
-        .send()
-        .await
-        .expect("insert");
-    assert_eq!(response.status(), 400);
-    let body: Value = response.json().await.expect("json");
+    let (refused, body) = service
+        .admin_call(
+            reqwest::Method::POST,
+            "/dlq",
+            &json!([run(0, now_ms()), bad]),
+        )
+        .await;
+    assert_eq!(refused, 400, "{body}");
     assert!(
         body["error"].as_str().expect("error").contains("entry 1"),
         "{body}"
@@ -395,13 +359,14 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
         "the good entry of the bad batch was not stored"
     );
 
-    let response = service
-        .admin(reqwest::Method::PATCH, "/account")
-        .json(&json!({"token": "steal"}))
-        .send()
-        .await
-        .expect("patch");
-    assert_eq!(response.status(), 400);
+    let (status, answer) = service
+        .admin_call(
+            reqwest::Method::PATCH,
+            "/account",
+            &json!({"token": "steal"}),
+        )
+        .await;
+    assert_eq!(status, 400, "{answer}");
     let response = service
         .admin(reqwest::Method::POST, "/dlq")
         .header("content-type", "application/json")
@@ -427,10 +392,11 @@ async fn admin_input_is_validated_and_nothing_partial_is_stored() {
 async fn unknown_paths_and_wrong_methods_get_json_404_and_405() {
     let service = TestService::start().await;
     let http = reqwest::Client::new();
-    let response = http
-        .get(format!("{}/v2/workflows/dlqs", service.base_url()))
-        .bearer_auth(&service.service_token)
-        .send()
+    let send = |method, path: &str| {
+        let request = http.request(method, format!("{}{path}", service.base_url()));
+        request.bearer_auth(&service.service_token).send()
+    };
+    let response = send(reqwest::Method::GET, "/v2/workflows/dlqs")
         .await
         .expect("404");
     assert_eq!(response.status(), 404);
@@ -441,10 +407,7 @@ async fn unknown_paths_and_wrong_methods_get_json_404_and_405() {
             .expect("error")
             .contains("/v2/workflows/dlqs")
     );
-    let response = http
-        .post(format!("{}/v2/topics/orders", service.base_url()))
-        .bearer_auth(&service.service_token)
-        .send()
+    let response = send(reqwest::Method::POST, "/v2/topics/orders")
         .await
         .expect("405");
     assert_eq!(response.status(), 405);

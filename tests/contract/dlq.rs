@@ -106,12 +106,11 @@ async fn paging_while_others_insert_and_delete_never_repeats_or_skips_stable_ent
             .take(20)
             .cloned()
             .collect();
-        client
-            .delete_workflow_dlq_bulk()
-            .dlq_ids(volatile)
-            .send()
-            .await
-            .expect("delete");
+        ok(
+            "delete",
+            client.delete_workflow_dlq_bulk().dlq_ids(volatile).send(),
+        )
+        .await;
         match page.cursor {
             Some(next) => cursor = Some(next),
             None => break,
@@ -138,13 +137,7 @@ async fn get_one_returns_every_field_and_404_when_gone() {
     input["responseStatus"] = json!(502);
     let id = service.insert_dlq(&[input.clone()]).await.remove(0);
     let client = messaging_client(&service);
-    let run = client
-        .get_workflow_dlq()
-        .dlq_id(&id)
-        .send()
-        .await
-        .expect("get")
-        .into_inner();
+    let run = ok("get", client.get_workflow_dlq().dlq_id(&id).send()).await;
     let got = serde_json::to_value(&run).expect("json");
     for (key, value) in input.as_object().expect("object") {
         assert_eq!(&got[key], value, "field {key}");
@@ -156,12 +149,7 @@ async fn get_one_returns_every_field_and_404_when_gone() {
         Some(FailureFunctionState::CallbackSuccess)
     );
 
-    let listed = client
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect("list")
-        .into_inner();
+    let listed = ok("list", client.list_workflow_dlq().send()).await;
     assert_eq!(
         listed.messages[0].failure_function_state,
         Some(FailureFunctionState::CallbackSuccess)
@@ -172,12 +160,7 @@ async fn get_one_returns_every_field_and_404_when_gone() {
         "the cursor key is omitted on the last page"
     );
 
-    client
-        .delete_dlq_message()
-        .dlq_id(&id)
-        .send()
-        .await
-        .expect("delete one");
+    ok("delete one", client.delete_dlq_message().dlq_id(&id).send()).await;
     let gone = client
         .get_workflow_dlq()
         .dlq_id(&id)
@@ -207,13 +190,15 @@ async fn bulk_delete_in_batches_until_empty_and_by_ids() {
         .await;
     let client = messaging_client(&service);
 
-    let by_ids = client
-        .delete_workflow_dlq_bulk()
-        .dlq_ids(vec![ids[0].clone(), ids[1].clone(), "nope".into()])
-        .label(vec!["ignored".into()])
-        .send()
-        .await
-        .expect("by ids");
+    let by_ids = ok(
+        "by ids",
+        client
+            .delete_workflow_dlq_bulk()
+            .dlq_ids(vec![ids[0].clone(), ids[1].clone(), "nope".into()])
+            .label(vec!["ignored".into()])
+            .send(),
+    )
+    .await;
     assert_eq!((by_ids.deleted, by_ids.cursor.clone()), (2, None));
 
     // Filter: label-2 only (90 entries), batches of 25.
@@ -263,13 +248,15 @@ async fn cancel_removes_the_run_and_its_entries_then_404() {
         .insert_dlq(&(0..6).map(|i| run(i, base + i as i64)).collect::<Vec<_>>())
         .await;
     let client = messaging_client(&service);
-    client
-        .cancel_workflow_run()
-        .workflow_run_id("wfr_00001")
-        .cancel(true)
-        .send()
-        .await
-        .expect("cancel");
+    ok(
+        "cancel",
+        client
+            .cancel_workflow_run()
+            .workflow_run_id("wfr_00001")
+            .cancel(true)
+            .send(),
+    )
+    .await;
     assert!(
         list_all(&client, |r| r.workflow_run_id("wfr_00001"))
             .await
@@ -284,17 +271,14 @@ async fn cancel_removes_the_run_and_its_entries_then_404() {
         .unwrap_err();
     assert_eq!(status(&again), 404);
 
-    let response = service
-        .admin(reqwest::Method::POST, "/runs")
-        .json(&json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}]))
-        .send()
-        .await
-        .expect("runs");
-    assert_eq!(response.status(), 201);
-    client
-        .cancel_workflow_run()
-        .workflow_run_id("wfr_active")
-        .send()
-        .await
-        .expect("cancel an active run");
+    let (status, answer) = service.admin_call(reqwest::Method::POST, "/runs", &json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}])).await;
+    assert_eq!(status, 201, "{answer}");
+    ok(
+        "cancel an active run",
+        client
+            .cancel_workflow_run()
+            .workflow_run_id("wfr_active")
+            .send(),
+    )
+    .await;
 }

@@ -9,7 +9,7 @@ use courier_service::time::now_ms;
 
 use courier_client::models::*;
 use courier_client::{CourierError, management, messaging};
-use courier_service::testing::TestService;
+use courier_service::testing::{TestService, ok};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::num::NonZeroU64;

@@ -66,18 +66,14 @@ fn sensitive_header<E>(value: String) -> Result<HeaderValue, Box<Error<E>>> {
     Ok(value)
 }
 
-impl ClientHooks<MessagingInner> for messaging::Client {
-    async fn pre<E>(
-        &self,
-        request: &mut reqwest::Request,
-        _info: &OperationInfo,
-    ) -> Result<(), Error<E>> {
-        match &self.inner().auth {
+impl MessagingInner {
+    /// Adds the service token to the request, as a header or in the query.
+    fn authorize<E>(&self, request: &mut reqwest::Request) -> Result<(), Box<Error<E>>> {
+        match &self.auth {
             MessagingAuth::Bearer(token) => {
-                request.headers_mut().insert(
-                    AUTHORIZATION,
-                    sensitive_header(format!("Bearer {token}")).map_err(|e| *e)?,
-                );
+                request
+                    .headers_mut()
+                    .insert(AUTHORIZATION, sensitive_header(format!("Bearer {token}"))?);
             }
             MessagingAuth::QueryToken(token) => {
                 request
@@ -88,53 +84,49 @@ impl ClientHooks<MessagingInner> for messaging::Client {
         }
         Ok(())
     }
-
-    async fn exec(
-        &self,
-        request: reqwest::Request,
-        info: &OperationInfo,
-    ) -> reqwest::Result<reqwest::Response> {
-        retry::execute(
-            self.client(),
-            request,
-            info.operation_id,
-            &self.inner().retry,
-        )
-        .await
-    }
 }
 
-impl ClientHooks<ManagementInner> for management::Client {
-    async fn pre<E>(
-        &self,
-        request: &mut reqwest::Request,
-        _info: &OperationInfo,
-    ) -> Result<(), Error<E>> {
-        let ManagementInner {
-            customer_id,
-            management_key,
-            ..
-        } = self.inner();
+impl ManagementInner {
+    /// Adds the Basic `customer_id:management_key` header to the request.
+    fn authorize<E>(&self, request: &mut reqwest::Request) -> Result<(), Box<Error<E>>> {
         let encoded = base64::engine::general_purpose::STANDARD
-            .encode(format!("{customer_id}:{management_key}"));
-        request.headers_mut().insert(
-            AUTHORIZATION,
-            sensitive_header(format!("Basic {encoded}")).map_err(|e| *e)?,
-        );
+            .encode(format!("{}:{}", self.customer_id, self.management_key));
+        request
+            .headers_mut()
+            .insert(AUTHORIZATION, sensitive_header(format!("Basic {encoded}"))?);
         Ok(())
     }
-
-    async fn exec(
-        &self,
-        request: reqwest::Request,
-        info: &OperationInfo,
-    ) -> reqwest::Result<reqwest::Response> {
-        retry::execute(
-            self.client(),
-            request,
-            info.operation_id,
-            &self.inner().retry,
-        )
-        .await
-    }
 }
+
+/// The hooks of both clients are the same but for how the inner value authorizes a request,
+/// and the trait is foreign to both client types, so one macro writes the two impls.
+macro_rules! client_hooks {
+    ($client:ty, $inner:ty) => {
+        impl ClientHooks<$inner> for $client {
+            async fn pre<E>(
+                &self,
+                request: &mut reqwest::Request,
+                _info: &OperationInfo,
+            ) -> Result<(), Error<E>> {
+                self.inner().authorize(request).map_err(|e| *e)
+            }
+
+            async fn exec(
+                &self,
+                request: reqwest::Request,
+                info: &OperationInfo,
+            ) -> reqwest::Result<reqwest::Response> {
+                retry::execute(
+                    self.client(),
+                    request,
+                    info.operation_id,
+                    &self.inner().retry,
+                )
+                .await
+            }
+        }
+    };
+}
+
+client_hooks!(messaging::Client, MessagingInner);
+client_hooks!(management::Client, ManagementInner);

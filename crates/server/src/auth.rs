@@ -24,6 +24,16 @@ impl MessagingCredentials {
             MessagingCredentials::Bearer(token) | MessagingCredentials::QueryToken(token) => token,
         }
     }
+
+    /// `Ok` when the token is `expected`, compared in constant time; else a bearer challenge
+    /// saying `why`. What most `authenticate` implementations of a single-account service do.
+    pub fn expect_token(&self, expected: &str, why: &str) -> Result<(), Unauthorized> {
+        if constant_time_eq(self.token(), expected) {
+            Ok(())
+        } else {
+            Err(Unauthorized::bearer(why))
+        }
+    }
 }
 
 impl std::fmt::Debug for MessagingCredentials {

@@ -61,6 +61,14 @@ impl Service {
         )
     }
 
+    /// The cached account record. A writer that panicked cannot have left it half-written (it
+    /// only ever replaces a whole value), so a poisoned lock is read all the same.
+    fn record(&self) -> std::sync::RwLockReadGuard<'_, AccountRecord> {
+        self.account
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The current account record (with the live credentials).
     pub fn account(&self) -> MessagingAccount {
         self.account
@@ -107,6 +115,18 @@ impl Service {
         call: impl FnOnce(&dyn Store) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         call(self.store.as_ref())
+    }
+
+    /// A change to one entry by its key (delete, cancel) among those still within retention:
+    /// whether there was one.
+    async fn change_one(
+        &self,
+        key: &str,
+        change: fn(&dyn Store, &str, i64) -> Result<bool, StoreError>,
+    ) -> Result<bool, StoreError> {
+        let key = key.to_owned();
+        let floor = self.retention_floor();
+        self.blocking(move |store| change(store, &key, floor)).await
     }
 
     /// Counts cancelled runs in the statistics (decision 7): `canceled` and `run_canceled`.
@@ -168,19 +188,35 @@ macro_rules! write_failure {
     };
 }
 
+/// The cursor a page request resumes after, decoded, or else the operation's 400: every
+/// parameter is validated before anything is read or changed (decision 16).
+macro_rules! after_cursor {
+    ($response:ident, $cursor:expr) => {
+        match $cursor.as_deref().map(cursor::decode).transpose() {
+            Ok(after) => after,
+            Err(message) => return $response::BadRequest(error_body(message)),
+        }
+    };
+}
+
+/// The answer of a read of one thing by its key: the thing, a 404 saying what is missing, or
+/// the store's failure.
+macro_rules! found_or_404 {
+    ($response:ident, $result:expr, $context:expr, $missing:expr) => {
+        match $result {
+            Ok(Some(found)) => $response::Ok(found),
+            Ok(None) => $response::NotFound(error_body($missing)),
+            Err(error) => store_failure!($response, $context, error),
+        }
+    };
+}
+
 impl MessagingApi for Service {
     type Principal = ();
 
     async fn authenticate(&self, credentials: MessagingCredentials) -> Result<(), Unauthorized> {
-        let account = self
-            .account
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if constant_time_eq(credentials.token(), &account.account.token) {
-            Ok(())
-        } else {
-            Err(Unauthorized::bearer("the service token is not valid"))
-        }
+        let account = self.record();
+        credentials.expect_token(&account.account.token, "the service token is not valid")
     }
 
     async fn list_workflow_dlq(
@@ -188,10 +224,7 @@ impl MessagingApi for Service {
         _: (),
         request: ListWorkflowDlqRequest,
     ) -> ListWorkflowDlqResponse {
-        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
-            Ok(after) => after,
-            Err(message) => return ListWorkflowDlqResponse::BadRequest(error_body(message)),
-        };
+        let after = after_cursor!(ListWorkflowDlqResponse, request.cursor);
         let limit = request.count as usize;
         let filter = request.filter;
         let floor = self.retention_floor();
@@ -213,15 +246,14 @@ impl MessagingApi for Service {
         request: GetWorkflowDlqRequest,
     ) -> GetWorkflowDlqResponse {
         let floor = self.retention_floor();
-        match self.read_now(|store| store.get_dlq_json(&request.dlq_id, floor)) {
+        found_or_404!(
+            GetWorkflowDlqResponse,
             // The record as stored at insert: the full shape, as serde writes it.
-            Ok(Some(run)) => GetWorkflowDlqResponse::Ok(JsonBody::preserialized(run)),
-            Ok(None) => GetWorkflowDlqResponse::NotFound(error_body(format!(
-                "no failed run with dlqId `{}` in the DLQ",
-                request.dlq_id
-            ))),
-            Err(error) => store_failure!(GetWorkflowDlqResponse, "reading a DLQ entry", error),
-        }
+            self.read_now(|store| store.get_dlq_json(&request.dlq_id, floor))
+                .map(|found| found.map(JsonBody::preserialized)),
+            "reading a DLQ entry",
+            format!("no failed run with dlqId `{}` in the DLQ", request.dlq_id)
+        )
     }
 
     async fn delete_workflow_dlq_bulk(
@@ -229,12 +261,8 @@ impl MessagingApi for Service {
         _: (),
         request: DeleteWorkflowDlqBulkRequest,
     ) -> DeleteWorkflowDlqBulkResponse {
-        // Decision 16: every parameter is validated before anything changes, the cursor too,
-        // even though decision 6 ignores it when ids are given.
-        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
-            Ok(after) => after,
-            Err(message) => return DeleteWorkflowDlqBulkResponse::BadRequest(error_body(message)),
-        };
+        // The cursor is validated even though decision 6 ignores it when ids are given.
+        let after = after_cursor!(DeleteWorkflowDlqBulkResponse, request.cursor);
         let floor = self.retention_floor();
         // The parser guarantees that a `dlqIds` key, however spelled, carries at least one
         // non-empty id (decision 12), so an empty list here means the key was absent.
@@ -279,12 +307,8 @@ impl MessagingApi for Service {
         _: (),
         request: DeleteDlqMessageRequest,
     ) -> DeleteDlqMessageResponse {
-        let id = request.dlq_id.clone();
-        let floor = self.retention_floor();
-        match self
-            .blocking(move |store| store.delete_dlq_one(&id, floor))
-            .await
-        {
+        let delete = |store: &dyn Store, id: &str, floor| store.delete_dlq_one(id, floor);
+        match self.change_one(&request.dlq_id, delete).await {
             Ok(true) => DeleteDlqMessageResponse::Ok,
             Ok(false) => DeleteDlqMessageResponse::NotFound(error_body(format!(
                 "no message with dlqId `{}` in the DLQ",
@@ -295,14 +319,12 @@ impl MessagingApi for Service {
     }
 
     async fn get_url_group(&self, _: (), request: GetUrlGroupRequest) -> GetUrlGroupResponse {
-        match self.read_now(|store| store.url_group(&request.url_group_name)) {
-            Ok(Some(group)) => GetUrlGroupResponse::Ok(group),
-            Ok(None) => GetUrlGroupResponse::NotFound(error_body(format!(
-                "no URL group named `{}`",
-                request.url_group_name
-            ))),
-            Err(error) => store_failure!(GetUrlGroupResponse, "reading a URL group", error),
-        }
+        found_or_404!(
+            GetUrlGroupResponse,
+            self.read_now(|store| store.url_group(&request.url_group_name)),
+            "reading a URL group",
+            format!("no URL group named `{}`", request.url_group_name)
+        )
     }
 
     async fn cancel_workflow_run(
@@ -310,12 +332,8 @@ impl MessagingApi for Service {
         _: (),
         request: CancelWorkflowRunRequest,
     ) -> CancelWorkflowRunResponse {
-        let id = request.workflow_run_id.clone();
-        let floor = self.retention_floor();
-        match self
-            .blocking(move |store| store.cancel_run(&id, floor))
-            .await
-        {
+        let cancel = |store: &dyn Store, id: &str, floor| store.cancel_run(id, floor);
+        match self.change_one(&request.workflow_run_id, cancel).await {
             Ok(true) => {
                 // `cancel=false` is how the official client ends a finished run (decision 19).
                 if request.cancel == Some(false) {
@@ -341,10 +359,7 @@ impl MessagingApi for Service {
         _: (),
         request: CancelWorkflowRunsRequest,
     ) -> CancelWorkflowRunsResponse {
-        let after = match request.cursor.as_deref().map(cursor::decode).transpose() {
-            Ok(after) => after,
-            Err(message) => return CancelWorkflowRunsResponse::BadRequest(error_body(message)),
-        };
+        let after = after_cursor!(CancelWorkflowRunsResponse, request.cursor);
         let floor = self.retention_floor();
         let result = if !request.workflow_run_ids.is_empty() {
             let ids = request.workflow_run_ids;
@@ -381,10 +396,7 @@ impl ManagementApi for Service {
     type Principal = ();
 
     async fn authenticate(&self, credentials: ManagementCredentials) -> Result<(), Unauthorized> {
-        let account = self
-            .account
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let account = self.record();
         // Both comparisons always run, so timing does not tell which half was wrong.
         let user_ok = constant_time_eq(&credentials.username, &account.account.customer_id);
         let key_ok = constant_time_eq(&credentials.password, &account.management_key);
@@ -413,14 +425,12 @@ impl ManagementApi for Service {
                 Ok(Some(index))
             })
             .await;
-        match result {
-            Ok(Some(index)) => GetSearchIndexResponse::Ok(index),
-            Ok(None) => GetSearchIndexResponse::NotFound(error_body(format!(
-                "no search index with id `{}`",
-                request.id
-            ))),
-            Err(error) => store_failure!(GetSearchIndexResponse, "reading a search index", error),
-        }
+        found_or_404!(
+            GetSearchIndexResponse,
+            result,
+            "reading a search index",
+            format!("no search index with id `{}`", request.id)
+        )
     }
 
     async fn get_search_index_stats(
@@ -437,18 +447,12 @@ impl ManagementApi for Service {
                 None => Ok(None),
             })
             .await;
-        match result {
-            Ok(Some(stats)) => GetSearchIndexStatsResponse::Ok(stats),
-            Ok(None) => GetSearchIndexStatsResponse::NotFound(error_body(format!(
-                "no search index with id `{}`",
-                request.id
-            ))),
-            Err(error) => store_failure!(
-                GetSearchIndexStatsResponse,
-                "computing index statistics",
-                error
-            ),
-        }
+        found_or_404!(
+            GetSearchIndexStatsResponse,
+            result,
+            "computing index statistics",
+            format!("no search index with id `{}`", request.id)
+        )
     }
 
     async fn get_account_stats(

@@ -140,18 +140,36 @@ impl TestService {
             .bearer_auth(&self.admin_token)
     }
 
+    /// An admin request with a JSON body: the status and the JSON answer (`Null` when the
+    /// answer is not JSON). Only a transport error fails here; the caller checks the status.
+    pub async fn admin_call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: &(impl serde::Serialize + ?Sized),
+    ) -> (u16, serde_json::Value) {
+        let request = self.admin(method, path).json(body);
+        let response = request.send().await.expect("the admin API answers");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or_default())
+    }
+
+    /// Changes the account through `PATCH /admin/v1/account`. Panics unless the service answers
+    /// 200, like any failed test setup.
+    pub async fn patch_account(&self, patch: serde_json::Value) {
+        let (status, answer) = self
+            .admin_call(reqwest::Method::PATCH, "/account", &patch)
+            .await;
+        assert_eq!(status, 200, "account change refused: {answer}");
+    }
+
     /// Inserts failed runs (the 2.2 shape; `dlqId`, `messageId`, `createdAt` and `header`
     /// optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in order.
     /// Panics unless the service answers 201, like any failed test setup.
     pub async fn insert_dlq(&self, entries: &[serde_json::Value]) -> Vec<String> {
-        let response = self
-            .admin(reqwest::Method::POST, "/dlq")
-            .json(entries)
-            .send()
-            .await
-            .expect("admin insert");
-        let status = response.status();
-        let body: serde_json::Value = response.json().await.expect("a JSON answer");
+        let (status, body) = self
+            .admin_call(reqwest::Method::POST, "/dlq", entries)
+            .await;
         assert_eq!(status, 201, "admin insert refused: {body}");
         body["dlqIds"]
             .as_array()
@@ -168,4 +186,20 @@ impl Drop for TestService {
             let _ = stop.send(());
         }
     }
+}
+
+/// The answer of a client call that must succeed; `what` names the call if it fails.
+pub async fn ok<T>(
+    what: &str,
+    sent: impl Future<Output = Result<courier_client::ResponseValue<T>, courier_client::CourierError>>,
+) -> T {
+    sent.await.expect(what).into_inner()
+}
+
+/// The error of a client call that must fail; `what` names the call if it succeeds.
+pub async fn fails<T: std::fmt::Debug>(
+    what: &str,
+    sent: impl Future<Output = Result<T, courier_client::CourierError>>,
+) -> courier_client::CourierError {
+    sent.await.expect_err(what)
 }

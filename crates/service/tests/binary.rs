@@ -128,28 +128,17 @@ async fn management_can_listen_on_its_own_address() {
     let token = ("bearer", courier_service::demo::DEMO_SERVICE_TOKEN);
     let basic = ("basic", "");
     // Each interface is served on its own listener, and only there.
-    assert_eq!(
-        get(format!("{}/v2/svc/stats", running.management), basic)
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        get(format!("{}/v2/svc/stats", running.base), basic).await.0,
-        404
-    );
-    assert_eq!(
-        get(format!("{}/v2/topics/orders", running.base), token)
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        get(format!("{}/v2/topics/orders", running.management), token)
-            .await
-            .0,
-        404
-    );
+    let (management, messaging) = (&running.management, &running.base);
+    let cases = [
+        (management, "/v2/svc/stats", basic, 200),
+        (messaging, "/v2/svc/stats", basic, 404),
+        (messaging, "/v2/topics/orders", token, 200),
+        (management, "/v2/topics/orders", token, 404),
+    ];
+    for (listener, path, credentials, status) in cases {
+        let url = format!("{listener}{path}");
+        assert_eq!(get(url, credentials).await.0, status, "{listener}{path}");
+    }
     let health = reqwest::get(format!("{}/health", running.management))
         .await
         .expect("health");

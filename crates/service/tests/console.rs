@@ -61,13 +61,18 @@ fn location(headers: &HeaderMap) -> &str {
         .unwrap_or("")
 }
 
+/// Sends a request; a transport error fails the test, since every test here expects an answer.
+async fn send(request: reqwest::RequestBuilder) -> reqwest::Response {
+    request.send().await.expect("the service answers")
+}
+
 async fn page(base: &str, path: &str, cookie: &str) -> (StatusCode, String) {
-    let response = client()
-        .get(format!("{base}{path}"))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .expect("page");
+    let response = send(
+        client()
+            .get(format!("{base}{path}"))
+            .header("cookie", cookie),
+    )
+    .await;
     let status = response.status();
     (status, response.text().await.expect("body"))
 }
@@ -93,12 +98,12 @@ fn csrf(html: &str) -> String {
 
 /// The API's listing for a raw query: `(status, dlqIds, cursor)`.
 async fn api_list(base: &str, query: &str) -> (StatusCode, Vec<String>, Option<String>) {
-    let response = client()
-        .get(format!("{base}/v2/workflows/dlq?{query}"))
-        .bearer_auth(DEMO_SERVICE_TOKEN)
-        .send()
-        .await
-        .expect("api list");
+    let response = send(
+        client()
+            .get(format!("{base}/v2/workflows/dlq?{query}"))
+            .bearer_auth(DEMO_SERVICE_TOKEN),
+    )
+    .await;
     let status = response.status();
     let body: serde_json::Value = response.json().await.expect("json");
     let ids = body["messages"]
@@ -114,13 +119,13 @@ async fn api_list(base: &str, query: &str) -> (StatusCode, Vec<String>, Option<S
 }
 
 async fn api_get_status(base: &str, dlq_id: &str) -> StatusCode {
-    client()
-        .get(format!("{base}/v2/workflows/dlq/{dlq_id}"))
-        .bearer_auth(DEMO_SERVICE_TOKEN)
-        .send()
-        .await
-        .expect("api get")
-        .status()
+    send(
+        client()
+            .get(format!("{base}/v2/workflows/dlq/{dlq_id}"))
+            .bearer_auth(DEMO_SERVICE_TOKEN),
+    )
+    .await
+    .status()
 }
 
 #[tokio::test]
@@ -129,11 +134,7 @@ async fn without_credentials_there_is_only_the_login_page() {
     let base = &courier.management;
     let http = client();
 
-    let response = http
-        .get(format!("{base}/console/dlq?label=billing"))
-        .send()
-        .await
-        .unwrap();
+    let response = send(http.get(format!("{base}/console/dlq?label=billing"))).await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     assert_eq!(
         location(response.headers()),
@@ -145,23 +146,18 @@ async fn without_credentials_there_is_only_the_login_page() {
         let body = response.text().await.unwrap();
         assert!(!body.contains("data-dlq-id"), "{path} leaked data");
     }
-    let response = http
-        .post(format!("{base}/console/bulk-delete"))
-        .send()
-        .await
-        .unwrap();
+    let response = send(http.post(format!("{base}/console/bulk-delete"))).await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     assert!(
         response.headers().get("www-authenticate").is_none(),
         "no Basic dialog for a browser without credentials"
     );
 
-    let wrong = http
-        .get(format!("{base}/console/dlq"))
-        .basic_auth(DEMO_CUSTOMER_ID, Some("not-the-key"))
-        .send()
-        .await
-        .unwrap();
+    let wrong = send(
+        http.get(format!("{base}/console/dlq"))
+            .basic_auth(DEMO_CUSTOMER_ID, Some("not-the-key")),
+    )
+    .await;
     assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
     assert!(
         wrong.headers()["www-authenticate"]
@@ -170,11 +166,7 @@ async fn without_credentials_there_is_only_the_login_page() {
             .starts_with("Basic")
     );
 
-    let login = http
-        .get(format!("{base}/console/login"))
-        .send()
-        .await
-        .unwrap();
+    let login = send(http.get(format!("{base}/console/login"))).await;
     assert_eq!(login.status(), StatusCode::OK);
     let login = login.text().await.unwrap();
     assert!(login.contains("name=\"username\"") && login.contains("type=\"password\""));
@@ -182,20 +174,15 @@ async fn without_credentials_there_is_only_the_login_page() {
         login.contains("<label for=\"username\">") && login.contains("<label for=\"password\">")
     );
 
-    let refused = http
-        .post(format!("{base}/console/login"))
-        .form(&[("username", DEMO_CUSTOMER_ID), ("password", "wrong")])
-        .send()
-        .await
-        .unwrap();
+    let refused = send(
+        http.post(format!("{base}/console/login"))
+            .form(&[("username", DEMO_CUSTOMER_ID), ("password", "wrong")]),
+    )
+    .await;
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     assert!(refused.headers().get(SET_COOKIE).is_none());
 
-    let css = http
-        .get(format!("{base}/console/assets/console.css"))
-        .send()
-        .await
-        .unwrap();
+    let css = send(http.get(format!("{base}/console/assets/console.css"))).await;
     assert_eq!(css.status(), StatusCode::OK);
     assert!(
         css.text()
@@ -231,13 +218,13 @@ async fn login_sets_a_strict_http_only_session_that_logout_ends() {
     assert_eq!(row_ids(&html).len(), 100, "the API's default page size");
     let token = csrf(&html);
 
-    let logout = client()
-        .post(format!("{base}/console/logout"))
-        .header("cookie", &cookie)
-        .form(&[("csrf", token.as_str())])
-        .send()
-        .await
-        .unwrap();
+    let logout = send(
+        client()
+            .post(format!("{base}/console/logout"))
+            .header("cookie", &cookie)
+            .form(&[("csrf", token.as_str())]),
+    )
+    .await;
     assert_eq!(logout.status(), StatusCode::SEE_OTHER);
     let cleared = logout.headers()[SET_COOKIE].to_str().unwrap().to_owned();
     assert!(
@@ -263,64 +250,52 @@ async fn actions_refuse_cross_site_requests_and_missing_tokens() {
     let delete = format!("{base}/console/dlq/{target}/delete");
     let host = base.trim_start_matches("http://");
 
-    let no_token = client()
-        .post(&delete)
-        .header("cookie", &cookie)
-        .form(&[("other", "x")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
-    let wrong_token = client()
-        .post(&delete)
-        .header("cookie", &cookie)
-        .form(&[("csrf", "forged")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(wrong_token.status(), StatusCode::FORBIDDEN);
-    let other_origin = client()
-        .post(&delete)
-        .header("cookie", &cookie)
-        .header("origin", "http://evil.example")
-        .form(&[("csrf", token.as_str())])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(other_origin.status(), StatusCode::FORBIDDEN);
-    let cross_site = client()
-        .post(&delete)
-        .header("cookie", &cookie)
-        .header("sec-fetch-site", "cross-site")
-        .form(&[("csrf", token.as_str())])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(cross_site.status(), StatusCode::FORBIDDEN);
-    // Basic credentials a browser cached are no way around the origin check either.
-    let basic_cross_site = client()
-        .post(&delete)
-        .basic_auth(DEMO_CUSTOMER_ID, Some(DEMO_MANAGEMENT_KEY))
-        .header("origin", "http://evil.example")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(basic_cross_site.status(), StatusCode::FORBIDDEN);
+    let with_session = || client().post(&delete).header("cookie", &cookie);
+    let token = [("csrf", token.as_str())];
+    let forbidden = [
+        ("no token", with_session().form(&[("other", "x")])),
+        ("a wrong token", with_session().form(&[("csrf", "forged")])),
+        (
+            "another origin",
+            with_session()
+                .header("origin", "http://evil.example")
+                .form(&token),
+        ),
+        (
+            "a cross-site fetch",
+            with_session()
+                .header("sec-fetch-site", "cross-site")
+                .form(&token),
+        ),
+        // Basic credentials a browser cached are no way around the origin check either.
+        (
+            "Basic credentials from another origin",
+            client()
+                .post(&delete)
+                .basic_auth(DEMO_CUSTOMER_ID, Some(DEMO_MANAGEMENT_KEY))
+                .header("origin", "http://evil.example"),
+        ),
+    ];
+    for (what, request) in forbidden {
+        assert_eq!(
+            send(request).await.status(),
+            StatusCode::FORBIDDEN,
+            "{what}"
+        );
+    }
     assert_eq!(
         api_get_status(base, &target).await,
         StatusCode::OK,
         "nothing was deleted"
     );
 
-    let accepted = client()
-        .post(&delete)
-        .header("cookie", &cookie)
-        .header("origin", format!("http://{host}"))
-        .header("sec-fetch-site", "same-origin")
-        .form(&[("csrf", token.as_str())])
-        .send()
-        .await
-        .unwrap();
+    let accepted = send(
+        with_session()
+            .header("origin", format!("http://{host}"))
+            .header("sec-fetch-site", "same-origin")
+            .form(&token),
+    )
+    .await;
     assert_eq!(accepted.status(), StatusCode::SEE_OTHER);
     assert_eq!(api_get_status(base, &target).await, StatusCode::NOT_FOUND);
     let (_, after) = page(base, "/console/dlq?count=10", &cookie).await;
@@ -332,12 +307,12 @@ async fn actions_refuse_cross_site_requests_and_missing_tokens() {
 
     // A script with Basic credentials needs no token (it sends no Origin).
     let second = row_ids(&after)[0].clone();
-    let scripted = client()
-        .post(format!("{base}/console/dlq/{second}/delete"))
-        .basic_auth(DEMO_CUSTOMER_ID, Some(DEMO_MANAGEMENT_KEY))
-        .send()
-        .await
-        .unwrap();
+    let scripted = send(
+        client()
+            .post(format!("{base}/console/dlq/{second}/delete"))
+            .basic_auth(DEMO_CUSTOMER_ID, Some(DEMO_MANAGEMENT_KEY)),
+    )
+    .await;
     assert_eq!(scripted.status(), StatusCode::SEE_OTHER);
     assert_eq!(api_get_status(base, &second).await, StatusCode::NOT_FOUND);
 }
@@ -412,13 +387,13 @@ async fn bulk_delete_states_the_count_and_deletes_what_the_api_matches() {
     assert_eq!(stated, matching.len().to_string());
     assert!(html.contains(&format!("Delete {} entr", matching.len())));
 
-    let deleted = client()
-        .post(format!("{base}/console/bulk-delete?{filter}"))
-        .header("cookie", &cookie)
-        .form(&[("csrf", csrf(&html).as_str())])
-        .send()
-        .await
-        .unwrap();
+    let deleted = send(
+        client()
+            .post(format!("{base}/console/bulk-delete?{filter}"))
+            .header("cookie", &cookie)
+            .form(&[("csrf", csrf(&html).as_str())]),
+    )
+    .await;
     assert_eq!(deleted.status(), StatusCode::SEE_OTHER);
     assert_eq!(
         location(deleted.headers()),
@@ -466,13 +441,13 @@ async fn the_run_page_shows_the_whole_run_and_cancel_removes_its_entries() {
         .to_owned();
     let (_, of_run, _) = api_list(base, &format!("workflowRunId={run_id}")).await;
     assert!(!of_run.is_empty());
-    let cancelled = client()
-        .post(format!("{base}/console/runs/{run_id}/cancel"))
-        .header("cookie", &cookie)
-        .form(&[("csrf", csrf(&json).as_str())])
-        .send()
-        .await
-        .unwrap();
+    let cancelled = send(
+        client()
+            .post(format!("{base}/console/runs/{run_id}/cancel"))
+            .header("cookie", &cookie)
+            .form(&[("csrf", csrf(&json).as_str())]),
+    )
+    .await;
     assert_eq!(cancelled.status(), StatusCode::SEE_OTHER);
     assert!(
         api_list(base, &format!("workflowRunId={run_id}"))
@@ -525,11 +500,7 @@ async fn every_page_renders_the_demo_data() {
 #[tokio::test]
 async fn no_console_turns_it_off() {
     let (courier, _data) = start(&["--no-console"]);
-    let response = client()
-        .get(format!("{}/console/login", courier.management))
-        .send()
-        .await
-        .unwrap();
+    let response = send(client().get(format!("{}/console/login", courier.management))).await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
 

@@ -204,17 +204,16 @@ async fn row_ids(client: &Client) -> Vec<String> {
     ids
 }
 
+/// The JSON answer of an interface request, what the pages are checked against.
+async fn api_json(request: reqwest::RequestBuilder) -> serde_json::Value {
+    let response = request.send().await.expect("api");
+    response.json().await.expect("json")
+}
+
 /// The API's ids for a query, and its cursor.
 async fn api_list(base: &str, query: &str) -> (Vec<String>, Option<String>) {
-    let body: serde_json::Value = reqwest::Client::new()
-        .get(format!("{base}/v2/workflows/dlq?{query}"))
-        .bearer_auth(DEMO_SERVICE_TOKEN)
-        .send()
-        .await
-        .expect("api")
-        .json()
-        .await
-        .expect("json");
+    let request = reqwest::Client::new().get(format!("{base}/v2/workflows/dlq?{query}"));
+    let body = api_json(request.bearer_auth(DEMO_SERVICE_TOKEN)).await;
     let ids = body["messages"]
         .as_array()
         .expect("messages")
@@ -432,15 +431,8 @@ async fn the_console_in_a_real_browser() {
     )
     .await;
     assert_eq!(readout, format!("{label}: {value}"));
-    let stats: serde_json::Value = reqwest::Client::new()
-        .get(format!("{base}/v2/svc/stats?period=3d"))
-        .basic_auth(DEMO_CUSTOMER_ID, Some(DEMO_MANAGEMENT_KEY))
-        .send()
-        .await
-        .expect("api")
-        .json()
-        .await
-        .expect("json");
+    let request = reqwest::Client::new().get(format!("{base}/v2/svc/stats?period=3d"));
+    let stats = api_json(request.basic_auth(DEMO_CUSTOMER_ID, Some(DEMO_MANAGEMENT_KEY))).await;
     let charted_total: f64 = {
         let mut total = 0.0;
         for bar in &bars {

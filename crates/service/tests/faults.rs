@@ -78,12 +78,11 @@ const ADMIN: &str = "faults-admin-token";
 
 /// `courier serve` with known credentials and the admin API.
 fn serve_known(data_dir: &std::path::Path) -> Courier {
-    Courier::spawn(
-        courier_serve(data_dir)
-            .args(["--service-token", TOKEN, "--customer-id", CUSTOMER])
-            .args(["--management-key", KEY, "--admin-token", ADMIN])
-            .env("RUST_LOG", "error")
-            .stderr(Stdio::inherit()),
+    common::serve_as(
+        data_dir,
+        [TOKEN, CUSTOMER, KEY, ADMIN],
+        "error",
+        Stdio::inherit(),
     )
 }
 
@@ -166,13 +165,13 @@ async fn a_full_disk_answers_507_keeps_reads_and_deletes_reports_degraded_and_re
             .bearer_auth(ADMIN)
             .json(&entries)
     };
+    // The management interface, with the account's Basic credentials.
+    let management = |method, path: &str| {
+        let request = client.request(method, format!("{base}{path}"));
+        request.basic_auth(CUSTOMER, Some(KEY))
+    };
     let dlq_count = || async {
-        let (status, stats) = send(
-            client
-                .get(format!("{base}/v2/svc/stats"))
-                .basic_auth(CUSTOMER, Some(KEY)),
-        )
-        .await;
+        let (status, stats) = send(management(reqwest::Method::GET, "/v2/svc/stats")).await;
         assert_eq!(status, 200, "{stats}");
         stats["dlq_message_count"].as_i64().expect("a count")
     };
@@ -222,12 +221,8 @@ async fn a_full_disk_answers_507_keeps_reads_and_deletes_reports_degraded_and_re
         "{health}"
     );
     assert_eq!(send(admin_insert(batch(90_000, 1))).await.0, 507);
-    let (status, body) = send(
-        client
-            .post(format!("{base}/v2/svc/user/rotatetoken"))
-            .basic_auth(CUSTOMER, Some(KEY)),
-    )
-    .await;
+    let rotate = management(reqwest::Method::POST, "/v2/svc/user/rotatetoken");
+    let (status, body) = send(rotate).await;
     assert_eq!(status, 507, "{body}");
     assert!(body["error"].as_str().is_some_and(|e| e.contains("full")));
 

@@ -21,19 +21,25 @@ const WRONG_TOKEN: &str = "wrong-token-C3vB7nM1qX8zTe";
 /// Starts `courier serve` on an ephemeral port, stderr into `log`, and reads the banner.
 fn start(data_dir: &std::path::Path, log: &std::path::Path) -> Courier {
     let stderr = std::fs::File::create(log).expect("log file");
-    Courier::spawn(
-        common::courier_serve(data_dir)
-            .args(["--service-token", SERVICE_TOKEN])
-            .args(["--customer-id", CUSTOMER_ID])
-            .args(["--management-key", MANAGEMENT_KEY])
-            .args(["--admin-token", ADMIN_TOKEN])
-            .env("RUST_LOG", "trace")
-            .stderr(Stdio::from(stderr)),
-    )
+    let account = [SERVICE_TOKEN, CUSTOMER_ID, MANAGEMENT_KEY, ADMIN_TOKEN];
+    common::serve_as(data_dir, account, "trace", Stdio::from(stderr))
 }
 
 fn basic_value(user: &str, password: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+}
+
+/// Sends each request and checks the status it is answered with; what was sent is kept in
+/// `seen` for the message of a failed log check.
+async fn expect_statuses(
+    seen: &mut Vec<String>,
+    requests: Vec<(&str, reqwest::RequestBuilder, u16)>,
+) {
+    for (what, request, status) in requests {
+        let response = request.send().await.expect("request");
+        assert_eq!(response.status(), status, "{what}");
+        seen.push(what.to_owned());
+    }
 }
 
 #[tokio::test]
@@ -46,49 +52,49 @@ async fn no_credential_reaches_the_logs_even_at_trace_level() {
     let list = format!("{base}/v2/workflows/dlq");
     let stats = format!("{base}/v2/svc/stats");
     let mut seen = Vec::new();
-    let mut expect = |what: &str, response: reqwest::Response, status: u16| {
-        assert_eq!(response.status(), status, "{what}");
-        seen.push(what.to_owned());
-    };
-
-    // Messaging: the token as header and as query, a wrong one both ways.
-    let r = http.get(&list).bearer_auth(SERVICE_TOKEN).send().await;
-    expect("bearer", r.expect("request"), 200);
-    let r = http
-        .get(&list)
-        .query(&[("service_token", SERVICE_TOKEN)])
-        .send()
-        .await;
-    expect("query token", r.expect("request"), 200);
-    let r = http.get(&list).bearer_auth(WRONG_TOKEN).send().await;
-    expect("wrong bearer", r.expect("request"), 401);
-    let r = http
-        .get(&list)
-        .query(&[("service_token", WRONG_TOKEN)])
-        .send()
-        .await;
-    expect("wrong query token", r.expect("request"), 401);
-
-    // Management: Basic, a wrong key, the messaging token where it is refused.
-    let r = http
-        .get(&stats)
-        .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY))
-        .send()
-        .await;
-    expect("basic", r.expect("request"), 200);
-    let r = http
-        .get(&stats)
-        .basic_auth(CUSTOMER_ID, Some(WRONG_TOKEN))
-        .send()
-        .await;
-    expect("wrong basic", r.expect("request"), 401);
-    let r = http
-        .get(&stats)
-        .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY))
-        .query(&[("service_token", SERVICE_TOKEN)])
-        .send()
-        .await;
-    expect("query token on management", r.expect("request"), 400);
+    let token = |token| [("service_token", token)];
+    expect_statuses(
+        &mut seen,
+        vec![
+            // Messaging: the token as header and as query, a wrong one both ways.
+            ("bearer", http.get(&list).bearer_auth(SERVICE_TOKEN), 200),
+            (
+                "query token",
+                http.get(&list).query(&token(SERVICE_TOKEN)),
+                200,
+            ),
+            (
+                "wrong bearer",
+                http.get(&list).bearer_auth(WRONG_TOKEN),
+                401,
+            ),
+            (
+                "wrong query token",
+                http.get(&list).query(&token(WRONG_TOKEN)),
+                401,
+            ),
+            // Management: Basic, a wrong key, the messaging token where it is refused.
+            (
+                "basic",
+                http.get(&stats)
+                    .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY)),
+                200,
+            ),
+            (
+                "wrong basic",
+                http.get(&stats).basic_auth(CUSTOMER_ID, Some(WRONG_TOKEN)),
+                401,
+            ),
+            (
+                "query token on management",
+                http.get(&stats)
+                    .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY))
+                    .query(&token(SERVICE_TOKEN)),
+                400,
+            ),
+        ],
+    )
+    .await;
 
     // Admin: the admin token, right and wrong.
     let now = std::time::SystemTime::now()
@@ -100,17 +106,11 @@ async fn no_credential_reaches_the_logs_even_at_trace_level() {
         "maxRetries": 3, "createdAt": now, "workflowRunId": "wfr_leak", "workflowCreatedAt": now,
         "workflowUrl": "https://a.example/wf"
     }]);
-    let r = http
-        .post(format!("{base}/admin/v1/dlq"))
-        .bearer_auth(WRONG_TOKEN)
-        .json(&entry)
-        .send()
-        .await;
-    expect("wrong admin token", r.expect("request"), 401);
-    let inserted = http
-        .post(format!("{base}/admin/v1/dlq"))
+    let admin = || http.post(format!("{base}/admin/v1/dlq")).json(&entry);
+    let wrong_admin = ("wrong admin token", admin().bearer_auth(WRONG_TOKEN), 401);
+    expect_statuses(&mut seen, vec![wrong_admin]).await;
+    let inserted = admin()
         .bearer_auth(ADMIN_TOKEN)
-        .json(&entry)
         .send()
         .await
         .expect("request");
@@ -130,33 +130,36 @@ async fn no_credential_reaches_the_logs_even_at_trace_level() {
     let new_token = rotated["token"].as_str().expect("token").to_owned();
     let new_password = rotated["password"].as_str().expect("password").to_owned();
     assert_ne!(new_token, SERVICE_TOKEN);
-    let r = http.get(&list).bearer_auth(&new_token).send().await;
-    expect("rotated bearer", r.expect("request"), 200);
-    let r = http
-        .get(&list)
-        .query(&[("service_token", SERVICE_TOKEN)])
-        .send()
-        .await;
-    expect("old query token", r.expect("request"), 401);
-    // Error paths that echo the request in their message: unknown path, wrong method.
-    let r = http
-        .get(format!("{base}/v2/nope"))
-        .query(&[("service_token", &new_token)])
-        .send()
-        .await;
-    expect("unknown path", r.expect("request"), 404);
-    let r = http
-        .put(&list)
-        .query(&[("service_token", &new_token)])
-        .send()
-        .await;
-    expect("wrong method", r.expect("request"), 405);
-    let r = http
-        .delete(format!("{base}/v2/dlq/{dlq_id}"))
-        .query(&[("service_token", &new_token)])
-        .send()
-        .await;
-    expect("delete with query token", r.expect("request"), 200);
+    let new = token(new_token.as_str());
+    let one = format!("{base}/v2/dlq/{dlq_id}");
+    expect_statuses(
+        &mut seen,
+        vec![
+            (
+                "rotated bearer",
+                http.get(&list).bearer_auth(&new_token),
+                200,
+            ),
+            (
+                "old query token",
+                http.get(&list).query(&token(SERVICE_TOKEN)),
+                401,
+            ),
+            // Error paths that echo the request in their message: unknown path, wrong method.
+            (
+                "unknown path",
+                http.get(format!("{base}/v2/nope")).query(&new),
+                404,
+            ),
+            ("wrong method", http.put(&list).query(&new), 405),
+            (
+                "delete with query token",
+                http.delete(&one).query(&new),
+                200,
+            ),
+        ],
+    )
+    .await;
 
     let exit = running.terminate();
     assert!(exit.success(), "clean shutdown on SIGTERM: {exit:?}");

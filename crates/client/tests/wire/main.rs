@@ -6,7 +6,7 @@ use courier_client::models::{
     AccountState, FailedWorkflowRun, FailureFunctionState, IndexRegion, IndexType, PlanType,
     ReservedPlanType, StatsPeriod,
 };
-use courier_client::{CourierError, Error, RetryPolicy, management, messaging};
+use courier_client::{CourierError, Error, ResponseValue, RetryPolicy, management, messaging};
 use serde_json::{Value, json};
 use std::time::Duration;
 use wiremock::{Mock, MockServer, ResponseTemplate, matchers};

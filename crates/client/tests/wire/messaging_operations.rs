@@ -84,19 +84,12 @@ async fn list_workflow_dlq_sends_every_filter_and_decodes_the_page() {
 
 #[tokio::test]
 async fn list_workflow_dlq_without_parameters_sends_no_query_and_reads_a_last_page() {
-    let page = json!({"messages": []});
-    let server = RecordingServer::start(vec![Reply::json(200, page)]).await;
-
-    let response = server
-        .messaging()
-        .list_workflow_dlq()
-        .send()
-        .await
-        .expect("list succeeds");
-
-    let request = server.only_request().await;
-    assert_eq!(request.target, "/v2/workflows/dlq");
-    assert_bearer(&request);
+    let reply = Reply::json(200, json!({"messages": []}));
+    let (response, request) = exchange(reply, BEARER, |client| async move {
+        client.list_workflow_dlq().send().await
+    })
+    .await;
+    assert_sent(&request, "GET", "/v2/workflows/dlq");
     let page = response.into_inner();
     assert_eq!(page.cursor, None);
     assert!(page.messages.is_empty());
@@ -105,24 +98,18 @@ async fn list_workflow_dlq_without_parameters_sends_no_query_and_reads_a_last_pa
 #[tokio::test]
 async fn get_workflow_dlq_encodes_the_dlq_id_and_decodes_the_run() {
     let run = failed_run_json();
-    let server = RecordingServer::start(vec![Reply::json(200, run.clone())]).await;
-
-    let response = server
-        .messaging()
-        .get_workflow_dlq()
-        .dlq_id("dlq 1/a")
-        .send()
-        .await
-        .expect("get succeeds");
-
-    let request = server.only_request().await;
-    assert_eq!(request.method, "GET");
-    assert_eq!(request.target, "/v2/workflows/dlq/dlq%201%2Fa");
-    assert_bearer(&request);
+    let reply = Reply::json(200, run.clone());
+    let (response, request) = exchange(reply, BEARER, |client| async move {
+        client.get_workflow_dlq().dlq_id("dlq 1/a").send().await
+    })
+    .await;
+    assert_sent(&request, "GET", "/v2/workflows/dlq/dlq%201%2Fa");
 
     let decoded: FailedWorkflowRun = response.into_inner();
-    assert_eq!(decoded.dlq_id, "dlq 1/a");
-    assert_eq!(decoded.message_id, "msg_9");
+    assert_eq!(
+        (decoded.dlq_id.as_str(), decoded.message_id.as_str()),
+        ("dlq 1/a", "msg_9")
+    );
     assert_eq!(decoded.body_base64.as_deref(), Some("/w=="));
     let info = decoded
         .failure_callback_info
@@ -191,67 +178,48 @@ async fn delete_workflow_dlq_bulk_sends_ids_or_filters_and_decodes_the_result() 
 
 #[tokio::test]
 async fn delete_dlq_message_encodes_the_id_and_accepts_an_empty_200() {
-    let server = RecordingServer::start(vec![Reply::empty(200)]).await;
-
-    let response = server
-        .messaging()
-        .delete_dlq_message()
-        .dlq_id("dlq 7/b")
-        .send()
-        .await
-        .expect("delete succeeds");
-
-    let request = server.only_request().await;
-    assert_eq!(request.method, "DELETE");
-    assert_eq!(request.target, "/v2/dlq/dlq%207%2Fb");
+    let (response, request) = exchange(Reply::empty(200), BEARER, |client| async move {
+        client.delete_dlq_message().dlq_id("dlq 7/b").send().await
+    })
+    .await;
+    assert_sent(&request, "DELETE", "/v2/dlq/dlq%207%2Fb");
     assert!(request.body.is_empty());
-    assert_bearer(&request);
     assert_eq!(response.status().as_u16(), 200);
 }
 
 #[tokio::test]
 async fn get_url_group_encodes_the_name_and_decodes_the_group() {
     let group = url_group_json();
-    let server = RecordingServer::start(vec![Reply::json(200, group.clone())]).await;
-
-    let response = server
-        .messaging()
-        .get_url_group()
-        .url_group_name("my group/eu")
-        .send()
-        .await
-        .expect("get succeeds");
-
-    let request = server.only_request().await;
-    assert_eq!(request.method, "GET");
-    assert_eq!(request.target, "/v2/topics/my%20group%2Feu");
-    assert_bearer(&request);
+    let reply = Reply::json(200, group.clone());
+    let (response, request) = exchange(reply, BEARER, |client| async move {
+        client
+            .get_url_group()
+            .url_group_name("my group/eu")
+            .send()
+            .await
+    })
+    .await;
+    assert_sent(&request, "GET", "/v2/topics/my%20group%2Feu");
 
     let decoded = response.into_inner();
-    assert_eq!(decoded.name, "my group/eu");
-    assert_eq!(decoded.endpoints.len(), 2);
+    assert_eq!(
+        (decoded.name.as_str(), decoded.endpoints.len()),
+        ("my group/eu", 2)
+    );
     assert_eq!(decoded.endpoints[1].url, "https://b.example/hook");
     assert_round_trip(&decoded, &group);
 }
 
 #[tokio::test]
 async fn cancel_workflow_run_sends_cancel_true_and_accepts_an_empty_200() {
-    let server = RecordingServer::start(vec![Reply::empty(200)]).await;
-
-    let response = server
-        .messaging()
-        .cancel_workflow_run()
-        .workflow_run_id("wfr 1/x")
-        .cancel(true)
-        .send()
-        .await
-        .expect("cancel succeeds");
-
-    let request = server.only_request().await;
+    let (response, request) = exchange(Reply::empty(200), BEARER, |client| async move {
+        let call = client.cancel_workflow_run().workflow_run_id("wfr 1/x");
+        call.cancel(true).send().await
+    })
+    .await;
     assert_eq!(request.method, "DELETE");
     assert_eq!(request.path(), "/v2/workflows/runs/wfr%201%2Fx");
     assert_eq!(request.query(), pairs(&[("cancel", "true")]));
-    assert_bearer(&request);
     assert_eq!(response.status().as_u16(), 200);
 }
 
@@ -269,43 +237,31 @@ async fn query_token_clients_send_service_token_and_no_authorization_on_every_op
     .await;
     let client = messaging::Client::with_query_token(&server.base_url, token);
 
-    client
-        .list_workflow_dlq()
-        .label(vec!["a".to_string(), "b".to_string()])
-        .send()
-        .await
-        .expect("list");
-    client
-        .get_workflow_dlq()
-        .dlq_id("d1")
-        .send()
-        .await
-        .expect("get");
-    client
-        .delete_workflow_dlq_bulk()
-        .dlq_ids(vec!["d1".to_string()])
-        .send()
-        .await
-        .expect("bulk delete");
-    client
-        .delete_dlq_message()
-        .dlq_id("d2")
-        .send()
-        .await
-        .expect("delete one");
-    client
-        .get_url_group()
-        .url_group_name("g")
-        .send()
-        .await
-        .expect("url group");
-    client
-        .cancel_workflow_run()
-        .workflow_run_id("r1")
-        .cancel(true)
-        .send()
-        .await
-        .expect("cancel");
+    // In the order of the canned replies; each call is sent when the loop reaches it.
+    let labels = vec!["a".to_string(), "b".to_string()];
+    let calls = [
+        call(client.list_workflow_dlq().label(labels).send()),
+        call(client.get_workflow_dlq().dlq_id("d1").send()),
+        call(
+            client
+                .delete_workflow_dlq_bulk()
+                .dlq_ids(vec!["d1".to_string()])
+                .send(),
+        ),
+        call(client.delete_dlq_message().dlq_id("d2").send()),
+        call(client.get_url_group().url_group_name("g").send()),
+        call(
+            client
+                .cancel_workflow_run()
+                .workflow_run_id("r1")
+                .cancel(true)
+                .send(),
+        ),
+    ];
+    for (i, call) in calls.into_iter().enumerate() {
+        call.await
+            .unwrap_or_else(|error| panic!("call {i}: {error}"));
+    }
 
     let requests = server.requests().await;
     let seen: Vec<(&str, &str)> = requests

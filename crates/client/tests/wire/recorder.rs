@@ -1,6 +1,7 @@
 //! The recording server and the assertions every test makes on what it recorded.
 
 use super::*;
+use std::pin::Pin;
 
 /// One canned answer: a status and a body (JSON, or nothing).
 pub struct Reply {
@@ -141,6 +142,49 @@ impl RecordingServer {
     pub fn management(&self) -> management::Client {
         management::Client::with_credentials(&self.base_url, CUSTOMER_ID, MANAGEMENT_KEY)
     }
+}
+
+/// A client with credentials for the server, and the check that a request carried them.
+pub type Credentials<C> = (fn(&RecordingServer) -> C, fn(&Recorded));
+
+/// One call, expected to succeed, against a server that answers `reply`: the answer and the one
+/// request the server received, whose credentials `client_of` made it send (checked by `auth`).
+pub async fn exchange<C, T, Fut>(
+    reply: Reply,
+    (client_of, auth): Credentials<C>,
+    call: impl FnOnce(C) -> Fut,
+) -> (ResponseValue<T>, Recorded)
+where
+    Fut: Future<Output = Result<ResponseValue<T>, CourierError>>,
+{
+    let server = RecordingServer::start(vec![reply]).await;
+    let response = call(client_of(&server)).await.expect("the call succeeds");
+    let request = server.only_request().await;
+    auth(&request);
+    (response, request)
+}
+
+/// One request through a client, its successful answer dropped, so that calls of different
+/// operations fit in one list.
+pub type Call<'a> = Pin<Box<dyn Future<Output = Result<(), CourierError>> + 'a>>;
+
+pub fn call<'a, T: 'a>(sent: impl Future<Output = Result<T, CourierError>> + 'a) -> Call<'a> {
+    Box::pin(async move { sent.await.map(drop) })
+}
+
+/// A messaging client with the bearer token, for [`exchange`].
+pub const BEARER: Credentials<messaging::Client> = (RecordingServer::messaging, assert_bearer);
+
+/// A management client with Basic credentials, for [`exchange`].
+pub const BASIC_AUTH: Credentials<management::Client> = (RecordingServer::management, assert_basic);
+
+/// The request's method and its target: path and query exactly as sent.
+pub fn assert_sent(request: &Recorded, method: &str, target: &str) {
+    assert_eq!(
+        (request.method.as_str(), request.target.as_str()),
+        (method, target),
+        "{request:#?}"
+    );
 }
 
 /// Splits a raw query into percent-decoded pairs (`+` is a space), in order.

@@ -16,11 +16,7 @@ impl MessagingApi for Fixed {
     type Principal = ();
 
     async fn authenticate(&self, credentials: MessagingCredentials) -> Result<(), Unauthorized> {
-        if courier_server::auth::constant_time_eq(credentials.token(), TOKEN) {
-            Ok(())
-        } else {
-            Err(Unauthorized::bearer("wrong token"))
-        }
+        credentials.expect_token(TOKEN, "wrong token")
     }
 
     async fn list_workflow_dlq(&self, _: (), _: ListWorkflowDlqRequest) -> ListWorkflowDlqResponse {

@@ -2,6 +2,18 @@
 
 use super::*;
 
+/// A list request with this raw query and the right token.
+async fn list(
+    served: &Served,
+    query: &str,
+) -> (u16, reqwest::header::HeaderMap, serde_json::Value) {
+    let target = format!("/v2/workflows/dlq?{query}");
+    let bearer = format!("Bearer {TOKEN}");
+    served
+        .raw(reqwest::Method::GET, &target, Some(&bearer))
+        .await
+}
+
 #[tokio::test]
 async fn every_multi_value_filter_accepts_every_query_form() {
     let served = serve().await;
@@ -24,26 +36,14 @@ async fn every_multi_value_filter_accepts_every_query_form() {
     for (key, extract) in filters {
         for (form, expected) in forms {
             let query = form.replace("{k}", key);
-            let (status, _, body) = served
-                .raw(
-                    reqwest::Method::GET,
-                    &format!("/v2/workflows/dlq?{query}"),
-                    Some(&bearer),
-                )
-                .await;
+            let (status, _, body) = list(&served, &query).await;
             assert_eq!(status, 200, "{query}: {body}");
             assert_eq!(extract(&served.last_list()), expected, "{query}");
         }
     }
     // The enum filter and bulk delete's dlqIds take the same forms.
     let query = "failureFunctionState=CALLBACK_FAIL,CALLBACK_SUCCESS&failureFunctionState=CALLBACK_CANCELED";
-    let (status, _, _) = served
-        .raw(
-            reqwest::Method::GET,
-            &format!("/v2/workflows/dlq?{query}"),
-            Some(&bearer),
-        )
-        .await;
+    let (status, _, _) = list(&served, query).await;
     assert_eq!(status, 200);
     assert_eq!(
         served.last_list().filter.failure_function_state,

@@ -105,16 +105,22 @@ fn points(n: i64) -> Vec<DataPoint> {
         .collect()
 }
 
+impl InMemory {
+    /// Removes the entries of the runs `cancelled` picks by id: how many went.
+    fn cancel_runs(&self, cancelled: impl Fn(&str) -> bool) -> usize {
+        let mut entries = self.entries.lock().unwrap();
+        let before = entries.len();
+        entries.retain(|_, run| !cancelled(&run.workflow_run_id));
+        before - entries.len()
+    }
+}
+
 impl MessagingApi for InMemory {
     type Principal = ();
 
     async fn authenticate(&self, credentials: MessagingCredentials) -> Result<(), Unauthorized> {
         let token = self.token.lock().unwrap().clone();
-        if constant_time_eq(credentials.token(), &token) {
-            Ok(())
-        } else {
-            Err(Unauthorized::bearer("wrong token"))
-        }
+        credentials.expect_token(&token, "wrong token")
     }
 
     async fn list_workflow_dlq(
@@ -206,10 +212,7 @@ impl MessagingApi for InMemory {
         _: (),
         request: CancelWorkflowRunRequest,
     ) -> CancelWorkflowRunResponse {
-        let mut entries = self.entries.lock().unwrap();
-        let before = entries.len();
-        entries.retain(|_, run| run.workflow_run_id != request.workflow_run_id);
-        if entries.len() < before {
+        if self.cancel_runs(|run| run == request.workflow_run_id) > 0 {
             CancelWorkflowRunResponse::Ok
         } else {
             CancelWorkflowRunResponse::NotFound(error_body("no run"))
@@ -221,11 +224,9 @@ impl MessagingApi for InMemory {
         _: (),
         request: CancelWorkflowRunsRequest,
     ) -> CancelWorkflowRunsResponse {
-        let mut entries = self.entries.lock().unwrap();
-        let before = entries.len();
-        entries.retain(|_, run| !request.workflow_run_ids.contains(&run.workflow_run_id));
+        let cancelled = self.cancel_runs(|run| request.workflow_run_ids.iter().any(|id| id == run));
         CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse {
-            cancelled: (before - entries.len()) as i64,
+            cancelled: cancelled as i64,
             cursor: None,
         })
     }
@@ -419,3 +420,11 @@ impl Served {
 
 mod inputs;
 mod operations;
+
+/// The answer of a client call that must succeed; `what` names the call if it fails.
+async fn ok<T>(
+    what: &str,
+    sent: impl Future<Output = Result<courier_client::ResponseValue<T>, CourierError>>,
+) -> T {
+    sent.await.expect(what).into_inner()
+}

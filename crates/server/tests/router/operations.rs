@@ -18,45 +18,45 @@ async fn every_messaging_operation_succeeds_through_the_client() {
         ["1-0", "1-1"]
     );
     assert_eq!(page.cursor, None);
-    let page = client
-        .list_workflow_dlq()
-        .count(std::num::NonZeroU64::new(1).unwrap())
-        .send()
-        .await
-        .expect("list");
+    let page = ok(
+        "list",
+        client
+            .list_workflow_dlq()
+            .count(std::num::NonZeroU64::new(1).unwrap())
+            .send(),
+    )
+    .await;
     assert_eq!(page.cursor.as_deref(), Some("page-2"));
 
-    let run = client
-        .get_workflow_dlq()
-        .dlq_id("1-0")
-        .send()
-        .await
-        .expect("get");
-    assert_eq!(run.into_inner(), entry("1-0", "wfr_a"));
+    let run = ok("get", client.get_workflow_dlq().dlq_id("1-0").send()).await;
+    assert_eq!(run, entry("1-0", "wfr_a"));
 
-    let group = client
-        .get_url_group()
-        .url_group_name("orders group")
-        .send()
-        .await
-        .expect("url group");
+    let group = ok(
+        "url group",
+        client.get_url_group().url_group_name("orders group").send(),
+    )
+    .await;
     assert_eq!(group.name, "orders group");
 
-    let deleted = client
-        .delete_workflow_dlq_bulk()
-        .dlq_ids(vec!["1-0".into(), "nope".into()])
-        .send()
-        .await
-        .expect("bulk");
+    let deleted = ok(
+        "bulk",
+        client
+            .delete_workflow_dlq_bulk()
+            .dlq_ids(vec!["1-0".into(), "nope".into()])
+            .send(),
+    )
+    .await;
     assert_eq!((deleted.deleted, deleted.cursor.clone()), (1, None));
 
-    client
-        .cancel_workflow_run()
-        .workflow_run_id("wfr_b")
-        .cancel(true)
-        .send()
-        .await
-        .expect("cancel");
+    ok(
+        "cancel",
+        client
+            .cancel_workflow_run()
+            .workflow_run_id("wfr_b")
+            .cancel(true)
+            .send(),
+    )
+    .await;
     assert!(served.api.entries.lock().unwrap().is_empty());
 
     served
@@ -65,12 +65,11 @@ async fn every_messaging_operation_succeeds_through_the_client() {
         .lock()
         .unwrap()
         .insert("2-0".into(), entry("2-0", "wfr_c"));
-    client
-        .delete_dlq_message()
-        .dlq_id("2-0")
-        .send()
-        .await
-        .expect("delete one");
+    ok(
+        "delete one",
+        client.delete_dlq_message().dlq_id("2-0").send(),
+    )
+    .await;
     assert!(served.api.entries.lock().unwrap().is_empty());
 }
 
@@ -163,46 +162,39 @@ async fn every_management_operation_and_its_errors() {
     let served = serve().await;
     let client = management::Client::with_credentials(&served.base, CUSTOMER, KEY);
 
-    let index = client
-        .get_search_index()
-        .id("idx-1")
-        .send()
-        .await
-        .expect("index");
+    let index = ok("index", client.get_search_index().id("idx-1").send()).await;
     assert_eq!(
         (index.customer_id.as_str(), index.type_),
         (CUSTOMER, IndexType::Payg)
     );
-    let stats = client
-        .get_search_index_stats()
-        .id("idx-1")
-        .period(StatsPeriod::ThirtyDays)
-        .send()
-        .await
-        .expect("stats");
+    let stats = ok(
+        "stats",
+        client
+            .get_search_index_stats()
+            .id("idx-1")
+            .period(StatsPeriod::ThirtyDays)
+            .send(),
+    )
+    .await;
     assert_eq!(stats.query_throughput.len(), 240);
-    let stats = client
-        .get_search_index_stats()
-        .id("idx-1")
-        .send()
-        .await
-        .expect("default period");
+    let stats = ok(
+        "default period",
+        client.get_search_index_stats().id("idx-1").send(),
+    )
+    .await;
     assert_eq!(stats.query_throughput.len(), 60);
 
-    let account_stats = client
-        .get_account_stats()
-        .period(StatsPeriod::OneHour)
-        .send()
-        .await
-        .expect("account stats");
+    let account_stats = ok(
+        "account stats",
+        client
+            .get_account_stats()
+            .period(StatsPeriod::OneHour)
+            .send(),
+    )
+    .await;
     assert_eq!(account_stats.dlq_message_count, 2);
 
-    let rotated = client
-        .rotate_token()
-        .send()
-        .await
-        .expect("rotate")
-        .into_inner();
+    let rotated = ok("rotate", client.rotate_token().send()).await;
     assert_eq!(rotated.token, format!("{TOKEN}-rotated"));
     let new = messaging::Client::with_token(&served.base, rotated.token)
         .list_workflow_dlq()

@@ -1,11 +1,12 @@
 //! `courier dlq list|get|delete|purge`: the workflow DLQ from a terminal.
 
-use super::exit::{Failure, exit_for};
+use super::exit::Failure;
 use super::output::{Output, OutputFormat, utc};
 use super::progress::{Interrupt, spinner};
 use super::prompt::confirm;
+use super::resources::one_by_one;
 use courier_client::models::{FailureFunctionState, WorkflowDlqMessage};
-use courier_client::{DlqFilter, messaging};
+use courier_client::{CourierError, DlqFilter, ResponseValue, messaging};
 
 /// The filters of the list operation; `dlq purge` takes the same.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -262,6 +263,19 @@ fn labels_of(message: &WorkflowDlqMessage) -> String {
     }
 }
 
+/// One page of a walk (list, bulk delete); on failure the spinner is cleared first, so the
+/// error is not drawn over.
+async fn fetch<T>(
+    progress: &indicatif::ProgressBar,
+    send: impl Future<Output = Result<ResponseValue<T>, CourierError>>,
+) -> Result<T, CourierError> {
+    let answer = send.await;
+    if answer.is_err() {
+        progress.finish_and_clear();
+    }
+    answer.map(ResponseValue::into_inner)
+}
+
 async fn list(
     client: &messaging::Client,
     args: ListArgs,
@@ -292,13 +306,7 @@ async fn list(
         if let Some(cursor) = cursor.take() {
             request = request.cursor(cursor);
         }
-        let page = match request.send().await {
-            Ok(page) => page.into_inner(),
-            Err(error) => {
-                progress.finish_and_clear();
-                return Err(error.into());
-            }
-        };
+        let page = fetch(&progress, request.send()).await?;
         cursor = more(page.cursor);
         progress.suspend(|| writer.page(output, page.messages))?;
         progress.set_message(format!("{} listed", writer.written));
@@ -328,74 +336,41 @@ async fn delete(
     ids: Vec<String>,
     output: &mut Output,
 ) -> Result<(), Failure> {
-    let mut deleted = 0u64;
-    let mut first_failure = None;
-    for id in ids {
-        match client.delete_dlq_message().dlq_id(&id).send().await {
-            Ok(_) => {
-                deleted += 1;
-                if output.format == OutputFormat::Ndjson {
-                    output.json_line(&serde_json::json!({ "dlqId": id, "deleted": true }))?;
-                }
-            }
-            Err(error) => {
-                eprintln!("error: {id}: {error}");
-                first_failure.get_or_insert(exit_for(&error));
-            }
-        }
-    }
-    match output.format {
-        OutputFormat::Json => output.json_line(&serde_json::json!({ "deleted": deleted }))?,
-        OutputFormat::Table => output.line(&format!("deleted {deleted}"))?,
-        OutputFormat::Ndjson => {}
-    }
-    output.flush()?;
-    match first_failure {
-        Some(exit) => Err(Failure::reported(exit)),
-        None => Ok(()),
-    }
+    one_by_one(ids, ("dlqId", "deleted"), output, |id| async move {
+        client
+            .delete_dlq_message()
+            .dlq_id(id)
+            .send()
+            .await
+            .map(drop)
+    })
+    .await
 }
 
 /// The filters in words, for the confirmation question.
 fn describe(filter: &FilterArgs) -> String {
-    let mut parts = Vec::new();
-    let mut add = |name: &str, values: Vec<String>| {
-        if !values.is_empty() {
-            parts.push(format!("{name}={}", values.join("|")));
-        }
-    };
-    add(
-        "fromDate",
-        filter.from_date.iter().map(ToString::to_string).collect(),
-    );
-    add(
-        "toDate",
-        filter.to_date.iter().map(ToString::to_string).collect(),
-    );
-    add("workflowUrl", filter.workflow_url.clone());
-    add(
-        "workflowRunId",
-        filter.workflow_run_id.iter().cloned().collect(),
-    );
-    add(
-        "workflowCreatedAt",
-        filter
-            .workflow_created_at
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-    );
-    add("label", filter.label.clone());
-    add(
-        "failureFunctionState",
-        filter
-            .failure_function_state
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-    );
-    add("callerIp", filter.caller_ip.clone());
-    add("flowControlKey", filter.flow_control_key.clone());
+    fn texts<T: ToString>(values: impl IntoIterator<Item = T>) -> Vec<String> {
+        values.into_iter().map(|value| value.to_string()).collect()
+    }
+    let fields = [
+        ("fromDate", texts(filter.from_date)),
+        ("toDate", texts(filter.to_date)),
+        ("workflowUrl", texts(&filter.workflow_url)),
+        ("workflowRunId", texts(&filter.workflow_run_id)),
+        ("workflowCreatedAt", texts(filter.workflow_created_at)),
+        ("label", texts(&filter.label)),
+        (
+            "failureFunctionState",
+            texts(&filter.failure_function_state),
+        ),
+        ("callerIp", texts(&filter.caller_ip)),
+        ("flowControlKey", texts(&filter.flow_control_key)),
+    ];
+    let parts: Vec<String> = fields
+        .into_iter()
+        .filter(|(_, values)| !values.is_empty())
+        .map(|(name, values)| format!("{name}={}", values.join("|")))
+        .collect();
     parts.join(" ")
 }
 
@@ -431,14 +406,9 @@ async fn purge(
         if let Some(cursor) = cursor.take() {
             request = request.cursor(cursor);
         }
-        let batch = match request.send().await {
-            Ok(batch) => batch.into_inner(),
-            Err(error) => {
-                progress.finish_and_clear();
-                eprintln!("{deleted} deleted before the failure");
-                return Err(error.into());
-            }
-        };
+        let batch = fetch(&progress, request.send())
+            .await
+            .inspect_err(|_| eprintln!("{deleted} deleted before the failure"))?;
         deleted += u64::try_from(batch.deleted).unwrap_or(0);
         progress.set_message(format!("{deleted} deleted"));
         if output.format == OutputFormat::Ndjson {

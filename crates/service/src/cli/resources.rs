@@ -3,7 +3,7 @@
 use super::exit::{Failure, exit_for};
 use super::output::{Output, OutputFormat};
 use super::prompt::confirm;
-use courier_client::{management, messaging};
+use courier_client::{CourierError, management, messaging};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum RunsCommand {
@@ -55,21 +55,38 @@ pub async fn runs(
     output: &mut Output,
 ) -> Result<(), Failure> {
     let RunsCommand::Cancel { run_ids } = command;
-    let mut cancelled = 0u64;
+    one_by_one(
+        run_ids,
+        ("workflowRunId", "cancelled"),
+        output,
+        |id| async move {
+            let sent = client.cancel_workflow_run().workflow_run_id(id).send();
+            sent.await.map(drop)
+        },
+    )
+    .await
+}
+
+/// Sends one request per id (cancel a run, delete an entry), going on past failures: each
+/// success is an ndjson line `{key: id, done: true}`, each failure a line on stderr, and the
+/// count `{done: n}` (or `done n`) ends the output; the exit code is the first failure's.
+pub async fn one_by_one<Fut>(
+    ids: Vec<String>,
+    (key, done): (&str, &str),
+    output: &mut Output,
+    mut send: impl FnMut(String) -> Fut,
+) -> Result<(), Failure>
+where
+    Fut: Future<Output = Result<(), CourierError>>,
+{
+    let mut count = 0u64;
     let mut first_failure = None;
-    for id in run_ids {
-        match client
-            .cancel_workflow_run()
-            .workflow_run_id(&id)
-            .send()
-            .await
-        {
-            Ok(_) => {
-                cancelled += 1;
+    for id in ids {
+        match send(id.clone()).await {
+            Ok(()) => {
+                count += 1;
                 if output.format == OutputFormat::Ndjson {
-                    output.json_line(
-                        &serde_json::json!({ "workflowRunId": id, "cancelled": true }),
-                    )?;
+                    output.json_line(&serde_json::json!({ key: id, done: true }))?;
                 }
             }
             Err(error) => {
@@ -79,8 +96,8 @@ pub async fn runs(
         }
     }
     match output.format {
-        OutputFormat::Json => output.json_line(&serde_json::json!({ "cancelled": cancelled }))?,
-        OutputFormat::Table => output.line(&format!("cancelled {cancelled}"))?,
+        OutputFormat::Json => output.json_line(&serde_json::json!({ done: count }))?,
+        OutputFormat::Table => output.line(&format!("{done} {count}"))?,
         OutputFormat::Ndjson => {}
     }
     output.flush()?;

@@ -7,6 +7,38 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+/// The flags that fix an account's credentials instead of letting the service draw them:
+/// service token, customer id, management key and admin token, in that order.
+pub fn credentials(
+    [service_token, customer_id, management_key, admin_token]: [&'static str; 4],
+) -> [&'static str; 8] {
+    [
+        "--service-token",
+        service_token,
+        "--customer-id",
+        customer_id,
+        "--management-key",
+        management_key,
+        "--admin-token",
+        admin_token,
+    ]
+}
+
+/// `courier serve` with the account's credentials fixed (see [`credentials`]), logging at
+/// `log_level` to `stderr`, started.
+pub fn serve_as(
+    data_dir: &std::path::Path,
+    account: [&'static str; 4],
+    log_level: &str,
+    stderr: Stdio,
+) -> Courier {
+    let mut command = courier_serve(data_dir);
+    command
+        .args(credentials(account))
+        .env("RUST_LOG", log_level);
+    Courier::spawn(command.stderr(stderr))
+}
+
 /// `courier serve --listen 127.0.0.1:0 --data-dir DATA_DIR`, stdout piped for the banner.
 pub fn courier_serve(data_dir: &std::path::Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));

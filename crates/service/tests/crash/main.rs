@@ -71,14 +71,12 @@ struct Server(Courier);
 impl Server {
     /// Starts `courier serve` on an ephemeral port and waits until `/health` answers.
     async fn start(data_dir: &Path) -> Server {
-        let server = Server(Courier::spawn(
-            common::courier_serve(data_dir)
-                .args(["--admin-token", ADMIN_TOKEN])
-                .args(["--service-token", SERVICE_TOKEN])
-                .args(["--customer-id", CUSTOMER_ID])
-                .args(["--management-key", MANAGEMENT_KEY])
-                .env("RUST_LOG", "error")
-                .stderr(Stdio::inherit()),
+        let account = [SERVICE_TOKEN, CUSTOMER_ID, MANAGEMENT_KEY, ADMIN_TOKEN];
+        let server = Server(common::serve_as(
+            data_dir,
+            account,
+            "error",
+            Stdio::inherit(),
         ));
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {

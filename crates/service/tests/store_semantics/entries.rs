@@ -113,30 +113,25 @@ fn generated_ids_are_unique_carry_created_at_and_order_by_it() {
 fn a_duplicate_dlq_id_is_invalid_names_it_and_stores_nothing() {
     let f = fixture();
     f.insert(&[entry("dup-1", 1000, "wfr_a")]);
-    // A duplicate of a stored id, after a valid entry of a new run.
-    let error = f
-        .store
-        .insert_dlq(
-            &[entry("", 2000, "wfr_b"), entry("dup-1", 3000, "wfr_b")],
-            NO_LIMIT,
-        )
-        .expect_err("duplicate");
-    match &error {
-        StoreError::Invalid(message) => assert!(message.contains("dup-1"), "{message}"),
-        other => panic!("expected Invalid, got {other:?}"),
+    let batches = [
+        // A duplicate of a stored id, after a valid entry of a new run.
+        (
+            "dup-1",
+            [entry("", 2000, "wfr_b"), entry("dup-1", 3000, "wfr_b")],
+        ),
+        // A duplicate inside one batch.
+        (
+            "twice",
+            [entry("twice", 2000, "wfr_c"), entry("twice", 2001, "wfr_c")],
+        ),
+    ];
+    for (duplicate, batch) in batches {
+        let error = f.store.insert_dlq(&batch, NO_LIMIT).expect_err(duplicate);
+        assert!(
+            matches!(&error, StoreError::Invalid(m) if m.contains(duplicate)),
+            "{error:?}"
+        );
     }
-    // A duplicate inside one batch.
-    let error = f
-        .store
-        .insert_dlq(
-            &[entry("twice", 2000, "wfr_c"), entry("twice", 2001, "wfr_c")],
-            NO_LIMIT,
-        )
-        .expect_err("duplicate within a batch");
-    assert!(
-        matches!(&error, StoreError::Invalid(m) if m.contains("twice")),
-        "{error:?}"
-    );
     assert_eq!(f.store.dlq_count(0).expect("count"), 1);
     assert_eq!(list_all(&f.store, &DlqFilter::default(), 10, 0), ["dup-1"]);
     // The runs of the refused batches were not registered either.

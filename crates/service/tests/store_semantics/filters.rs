@@ -290,19 +290,8 @@ fn delete_matching_deletes_exactly_what_the_filter_matches() {
             .filter(|e| matches(&filter, e))
             .map(|e| e.dlq_id.clone())
             .collect();
-        let mut deleted = 0;
-        let mut after: Option<String> = None;
-        loop {
-            let (count, next) = f
-                .store
-                .delete_dlq_matching(&filter, after.as_deref(), 9, 0)
-                .expect("delete");
-            deleted += count;
-            match next {
-                Some(next) => after = Some(next),
-                None => break,
-            }
-        }
+        let batches = delete_in_batches(&f.store, &filter, 9);
+        let deleted: u64 = batches.iter().map(|(count, _)| count).sum();
         assert_eq!(deleted as usize, expected.len(), "{name}");
         let left: BTreeSet<String> = list_all(&f.store, &DlqFilter::default(), 1000, 0)
             .into_iter()

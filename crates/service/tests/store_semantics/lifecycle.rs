@@ -39,25 +39,14 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
         ..DlqFilter::default()
     };
     // 250 matching entries in batches of 100: 100, 100, 50.
-    let mut counts = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let (count, next) = f
-            .store
-            .delete_dlq_matching(&filter, after.as_deref(), 100, 0)
-            .expect("delete");
-        counts.push(count);
-        if let Some(next) = &next {
-            assert!(
-                f.store.get_dlq(next, 0).expect("get").is_none(),
-                "the cursor is the last deleted id"
-            );
-        }
-        match next {
-            Some(next) => after = Some(next),
-            None => break,
-        }
+    let batches = delete_in_batches(&f.store, &filter, 100);
+    for next in batches.iter().filter_map(|(_, next)| next.as_deref()) {
+        assert!(
+            f.store.get_dlq(next, 0).expect("get").is_none(),
+            "the cursor is the last deleted id"
+        );
     }
+    let counts: Vec<u64> = batches.iter().map(|(count, _)| *count).collect();
     assert_eq!(counts, [100, 100, 50]);
     assert_eq!(f.store.dlq_count(0).expect("count"), 150);
     assert!(

@@ -116,6 +116,27 @@ fn list_all(store: &SqliteStore, filter: &DlqFilter, page: usize, min: i64) -> V
     }
 }
 
+/// Deletes every match in batches of `batch`, following the cursor: each batch's count and the
+/// cursor it answered, in order.
+fn delete_in_batches(
+    store: &SqliteStore,
+    filter: &DlqFilter,
+    batch: usize,
+) -> Vec<(u64, Option<String>)> {
+    let mut batches = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let (count, next) = store
+            .delete_dlq_matching(filter, after.as_deref(), batch, 0)
+            .expect("delete");
+        batches.push((count, next.clone()));
+        match next {
+            Some(next) => after = Some(next),
+            None => return batches,
+        }
+    }
+}
+
 fn assert_strictly_ascending(ids: &[String]) {
     for pair in ids.windows(2) {
         assert!(pair[0] < pair[1], "not strictly ascending: {pair:?}");
