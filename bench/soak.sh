@@ -25,7 +25,7 @@ trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
 base="http://127.0.0.1:$port"
 admin() { curl -sf -X "$1" -H "Authorization: Bearer $SOAK_ADMIN" -H 'content-type: application/json' --data-binary @- "$base/admin/v1$2" >/dev/null; }
-echo '{"max_requests_per_second": 100000000}' | admin PATCH /account
+echo '{"max_requests_per_second": 100000000, "max_requests_per_day_hard": 1000000000000}' | admin PATCH /account
 # 5000 stable entries with known ids, in batches of 1000.
 for batch in 0 1 2 3 4; do
   python3 - "$batch" <<'PY' | admin POST /dlq

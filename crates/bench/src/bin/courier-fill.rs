@@ -2,8 +2,8 @@
 //! directory (no HTTP), for the benchmarks in `bench/run.sh`.
 //!
 //! Creates the account with known credentials (as `courier serve` would on a first start),
-//! raises its `max_dlq_size` to hold every entry and its `max_requests_per_second` so the rate
-//! limiter never interferes with a load generator, adds the URL group `orders`, and inserts the
+//! raises its `max_dlq_size` to hold every entry and its `max_requests_per_second` and
+//! `max_requests_per_day_hard` so neither rate limit interferes with a load generator, adds the URL group `orders`, and inserts the
 //! entries through `SqliteStore::insert_dlq` in large batches (one transaction each). With
 //! `--ids-file`, writes a sample of the assigned `dlqId`s (one a line) for get-one loads.
 
@@ -48,6 +48,10 @@ struct Args {
     /// The account's max_requests_per_second after the fill.
     #[arg(long, default_value_t = 1_000_000_000)]
     max_requests_per_second: i64,
+    /// The account's max_requests_per_day_hard after the fill (a full benchmark run sends
+    /// tens of millions of requests).
+    #[arg(long, default_value_t = 1_000_000_000_000)]
+    max_requests_per_day_hard: i64,
     /// Write up to `--ids-sample` assigned dlqIds, evenly spaced, one a line.
     #[arg(long)]
     ids_file: Option<PathBuf>,
@@ -72,6 +76,7 @@ fn run(args: &Args) -> Result<(), String> {
     let needed = i64::try_from(existing + args.entries).map_err(|e| e.to_string())?;
     account.max_dlq_size = account.max_dlq_size.max(needed);
     account.max_requests_per_second = args.max_requests_per_second;
+    account.max_requests_per_day_hard = args.max_requests_per_day_hard;
     store.update_account(&account).map_err(|e| e.to_string())?;
     let endpoint = |name: &str, url: &str| UrlGroupEndpoint {
         name: name.into(),
