@@ -277,17 +277,25 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     }
 }
 
-/// Background upkeep: usage counters to disk and deleted DLQ entries reclaimed every second,
-/// expired DLQ entries purged every minute (both are already invisible to readers; this frees
-/// the space).
+/// Background upkeep: deleted DLQ entries reclaimed every 100 ms (paced by the store), usage
+/// counters to disk every second, expired DLQ entries purged every minute (deleted and expired
+/// entries are already invisible to readers; this frees the space).
 pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        let mut tick = tokio::time::interval(UPKEEP_TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let ticks_per_second =
+            (Duration::from_secs(1).as_millis() / UPKEEP_TICK.as_millis()) as u64;
         let mut ticks: u64 = 0;
         loop {
             tick.tick().await;
             ticks += 1;
+            // Often, so that under a steady stream of deletes the store's pacing (a small
+            // batch per call while requests write) keeps up with the marking.
+            reclaim_deleted(&service).await;
+            if !ticks.is_multiple_of(ticks_per_second) {
+                continue;
+            }
             // While the disk is full this checks whether space has returned, so the service
             // recovers without a request; the counters stay in memory until then.
             if service.storage_refusal().await.is_none()
@@ -295,8 +303,7 @@ pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
             {
                 tracing::warn!(%error, "writing usage counters failed; will retry");
             }
-            reclaim_deleted(&service).await;
-            if ticks.is_multiple_of(60) {
+            if ticks.is_multiple_of(60 * ticks_per_second) {
                 let floor = service.retention_floor();
                 match service
                     .blocking(move |store| store.purge_expired(floor))
@@ -310,6 +317,9 @@ pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
         }
     })
 }
+
+/// How often the upkeep looks for work.
+const UPKEEP_TICK: Duration = Duration::from_millis(100);
 
 /// Entries reclaimed per transaction: small enough that a request waiting for the writer waits
 /// a few milliseconds at most.

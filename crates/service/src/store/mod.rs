@@ -210,8 +210,8 @@ pub trait Store: Send + Sync + 'static {
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError>;
     /// The deletes above only mark entries (every read honours the mark at once); this removes
     /// up to `at_most` marked entries for good, in one small transaction, and returns how many.
-    /// The upkeep calls it until it returns 0. Paced: while requests write, it takes a small
-    /// batch at most once a second (0 otherwise), so it never competes with them for long.
+    /// The upkeep calls it until it returns 0. Paced: while requests write, it takes a batch of
+    /// at most 100 at most every 100 ms (0 otherwise), so it never holds them up for long.
     fn reclaim_deleted(&self, at_most: usize) -> Result<u64, StoreError>;
 
     /// Registers runs (existing ones are kept); returns how many were new.

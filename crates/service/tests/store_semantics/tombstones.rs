@@ -94,7 +94,7 @@ fn deletes_mark_reads_honour_the_marks_at_once_and_reclaiming_keeps_every_count(
     assert_eq!(raw_count(&f.path, "SELECT COUNT(*) FROM dlq_tombstones"), 8);
 
     // Right after request writes, reclaiming is paced: one batch of at most 100, then nothing
-    // for a second.
+    // for 100 ms.
     assert_eq!(f.store.reclaim_deleted(1).unwrap(), 1);
     assert_eq!(
         f.store.reclaim_deleted(3).unwrap(),
