@@ -4,7 +4,7 @@ use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
 use super::scan::{Read, all_records, labels_of, runs_matching_sql, scan};
 use super::schema::{EXPIRED_RUNS_DELETE, LIVE_COUNT, MARK_DELETED};
 use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, scan_page};
-use super::{SqliteStore, from_json, lock, to_json, usage};
+use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
 use crate::store::{ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, Store, StoreError};
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
@@ -16,22 +16,11 @@ use std::path::Path;
 
 impl Store for SqliteStore {
     fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
-        self.read(|c| {
-            let record: Option<String> = c
-                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
-                .optional()?;
-            record.map(|text| from_json(&text)).transpose()
-        })
+        self.read(|c| optional_record(c, "SELECT record FROM account WHERE id = 1", []))
     }
 
     fn management_key(&self) -> Result<Option<String>, StoreError> {
-        self.read(|c| {
-            c.query_row("SELECT management_key FROM account WHERE id = 1", [], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(StoreError::from)
-        })
+        self.read(|c| optional_value(c, "SELECT management_key FROM account WHERE id = 1", []))
     }
 
     fn create_account(
@@ -69,11 +58,9 @@ impl Store for SqliteStore {
         password: &str,
     ) -> Result<MessagingAccount, StoreError> {
         self.write(|t| {
-            let record: String = t
-                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
-                .optional()?
-                .ok_or_else(|| StoreError::Invalid("there is no account to rotate".into()))?;
-            let mut account: MessagingAccount = from_json(&record)?;
+            let mut account: MessagingAccount =
+                optional_record(t, "SELECT record FROM account WHERE id = 1", [])?
+                    .ok_or_else(|| StoreError::Invalid("there is no account to rotate".into()))?;
             account.token = token.to_owned();
             account.password = password.to_owned();
             t.execute(
@@ -407,12 +394,9 @@ impl Store for SqliteStore {
         now_ms: i64,
     ) -> Result<UrlGroup, StoreError> {
         self.write(|t| {
-            let existing: Option<String> =
-                t.query_row("SELECT record FROM url_groups WHERE name = ?1", params![name], |r| r.get(0)).optional()?;
-            let created_at = match existing {
-                Some(text) => from_json::<UrlGroup>(&text)?.created_at,
-                None => now_ms,
-            };
+            let existing: Option<UrlGroup> =
+                optional_record(t, "SELECT record FROM url_groups WHERE name = ?1", params![name])?;
+            let created_at = existing.map_or(now_ms, |group| group.created_at);
             let group = UrlGroup { created_at, updated_at: now_ms, name: name.to_owned(), endpoints: endpoints.to_vec() };
             t.execute(
                 "INSERT INTO url_groups (name, record) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET record = excluded.record",
@@ -425,14 +409,11 @@ impl Store for SqliteStore {
 
     fn url_group(&self, name: &str) -> Result<Option<UrlGroup>, StoreError> {
         self.read(|c| {
-            let record: Option<String> = c
-                .query_row(
-                    "SELECT record FROM url_groups WHERE name = ?1",
-                    params![name],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            record.map(|text| from_json(&text)).transpose()
+            optional_record(
+                c,
+                "SELECT record FROM url_groups WHERE name = ?1",
+                params![name],
+            )
         })
     }
 
@@ -457,14 +438,11 @@ impl Store for SqliteStore {
         // Ids are UUIDs, stored lower-case; a path with upper-case hex finds the same index.
         let id = id.to_ascii_lowercase();
         self.read(|c| {
-            let record: Option<String> = c
-                .query_row(
-                    "SELECT record FROM search_indexes WHERE id = ?1",
-                    params![id],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            record.map(|text| from_json(&text)).transpose()
+            optional_record(
+                c,
+                "SELECT record FROM search_indexes WHERE id = ?1",
+                params![id],
+            )
         })
     }
 
