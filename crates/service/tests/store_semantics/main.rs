@@ -61,6 +61,17 @@ fn headers(pairs: &[(&str, &[&str])]) -> Headers {
     )
 }
 
+/// Entries as [`run_of`] takes them: `(dlq_id, created_at)` each.
+type Stamps<'a> = [(&'a str, i64)];
+
+/// Entries of the run `run`, each `(dlq_id, created_at)` with only the required fields set.
+fn run_of(run: &str, entries: &Stamps) -> Vec<FailedWorkflowRun> {
+    entries
+        .iter()
+        .map(|(dlq_id, created_at)| entry(dlq_id, *created_at, run))
+        .collect()
+}
+
 /// An entry with only the required fields set.
 fn entry(dlq_id: &str, created_at: i64, run: &str) -> FailedWorkflowRun {
     FailedWorkflowRun {
