@@ -7,7 +7,7 @@
 use crate::account::{AccountRecord, rotated_credentials};
 use crate::cursor;
 use crate::stats::{self, Usage};
-use crate::store::{Store, StoreError};
+use crate::store::{DlqFilter, PageQuery, Store, StoreError};
 use crate::time::now_ms;
 use crate::wire::page_json;
 use courier_models::{DeleteWorkflowDlqResponse, MessagingAccount};
@@ -130,20 +130,28 @@ impl Service {
     }
 
     /// A bulk change (delete entries, cancel runs) among those still within retention: by `ids`
-    /// when there are any (decision 6: every filter and the cursor are then ignored), else one
-    /// batch of what `matching` takes. How many changed, and where the rest starts when more
-    /// may match.
+    /// when there are any (decision 6: every filter and the cursor are then ignored), else
+    /// `matching` on one batch: up to `limit` matches of `filter` after `after`. How many
+    /// changed, and where the rest starts when more may match.
     async fn bulk(
         &self,
         ids: Vec<String>,
         by_ids: fn(&dyn Store, &[String], i64) -> Result<u64, StoreError>,
-        matching: impl FnOnce(&dyn Store, i64) -> Result<(u64, Option<String>), StoreError>
+        (filter, after, limit): (DlqFilter, Option<String>, usize),
+        matching: impl FnOnce(&dyn Store, PageQuery<'_>) -> Result<(u64, Option<String>), StoreError>
         + Send
         + 'static,
     ) -> Result<(u64, Option<String>), StoreError> {
         let floor = self.retention_floor();
         if ids.is_empty() {
-            return self.blocking(move |store| matching(store, floor)).await;
+            return self
+                .blocking(move |store| {
+                    let query = PageQuery::first(&filter, limit)
+                        .after(after.as_deref())
+                        .retained_from(floor);
+                    matching(store, query)
+                })
+                .await;
         }
         self.blocking(move |store| by_ids(store, &ids, floor))
             .await
@@ -250,7 +258,13 @@ impl MessagingApi for Service {
         let filter = request.filter;
         let floor = self.retention_floor();
         match self
-            .blocking(move |store| store.list_dlq_json(&filter, after.as_deref(), limit, floor))
+            .blocking(move |store| {
+                store.list_dlq_json(
+                    PageQuery::first(&filter, limit)
+                        .after(after.as_deref())
+                        .retained_from(floor),
+                )
+            })
             .await
         {
             Ok(page) => ListWorkflowDlqResponse::Ok(JsonBody::preserialized(page_json(
@@ -287,13 +301,14 @@ impl MessagingApi for Service {
         let after = after_cursor!(DeleteWorkflowDlqBulkResponse, request.cursor);
         // The parser guarantees that a `dlqIds` key, however spelled, carries at least one
         // non-empty id (decision 12), so an empty list here means the key was absent.
-        let matching = move |store: &dyn Store, floor| {
-            store.delete_dlq_matching(&filter, after.as_deref(), limit, floor)
-        };
-        match self
-            .bulk(request.dlq_ids, Store::delete_dlq_ids, matching)
-            .await
-        {
+        let batch = (filter, after, limit);
+        let bulk = self.bulk(
+            request.dlq_ids,
+            Store::delete_dlq_ids,
+            batch,
+            Store::delete_dlq_matching,
+        );
+        match bulk.await {
             Ok((deleted, next_after)) => {
                 DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse {
                     deleted: deleted as i64,
@@ -372,12 +387,12 @@ impl MessagingApi for Service {
         }
         let (filter, limit) = (request.filter, request.count as usize);
         let url_prefix = request.workflow_url_exact_match != Some(true);
-        let matching = move |store: &dyn Store, floor| {
-            store.cancel_runs_matching(&filter, url_prefix, after.as_deref(), limit, floor)
-        };
-        let result = self
-            .bulk(request.workflow_run_ids, Store::cancel_runs, matching)
-            .await;
+        let batch = (filter, after, limit);
+        let ids = request.workflow_run_ids;
+        let bulk = self.bulk(ids, Store::cancel_runs, batch, move |store, query| {
+            store.cancel_runs_matching(query, url_prefix)
+        });
+        let result = bulk.await;
         match result {
             Ok((cancelled, next_after)) => {
                 self.count_cancelled(cancelled);

@@ -175,7 +175,10 @@ fn every_filter_alone_and_combined_matches_its_definition() {
             );
         }
         // One page, and small pages (which exercise the cursor on every filter path).
-        let page = f.store.list_dlq(&filter, None, 1000, 0).expect("list");
+        let page = f
+            .store
+            .list_dlq(PageQuery::first(&filter, 1000))
+            .expect("list");
         assert_eq!(ids(&page.entries), expected, "{name}");
         assert_eq!(
             list_all(&f.store, &filter, 7, 0),
@@ -186,16 +189,14 @@ fn every_filter_alone_and_combined_matches_its_definition() {
     // The inclusive bounds really are hit by the date filter.
     let range = f
         .store
-        .list_dlq(
+        .list_dlq(PageQuery::first(
             &DlqFilter {
                 from_date: Some(10_500),
                 to_date: Some(11_000),
                 ..DlqFilter::default()
             },
-            None,
             1000,
-            0,
-        )
+        ))
         .expect("list");
     assert_eq!(range.entries.first().map(|e| e.created_at), Some(10_500));
     assert_eq!(range.entries.last().map(|e| e.created_at), Some(11_000));

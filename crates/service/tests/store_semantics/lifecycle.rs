@@ -47,7 +47,7 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
     assert_eq!(f.store.dlq_count(0).expect("count"), 150);
     assert!(
         f.store
-            .list_dlq(&filter, None, 10, 0)
+            .list_dlq(PageQuery::first(&filter, 10))
             .expect("list")
             .entries
             .is_empty()
@@ -59,7 +59,7 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
     };
     let (count, next) = f
         .store
-        .delete_dlq_matching(&filter, None, 150, 0)
+        .delete_dlq_matching(PageQuery::first(&filter, 150))
         .expect("delete");
     assert_eq!((count, next), (150, None));
     assert_eq!(f.store.dlq_count(0).expect("count"), 0);
@@ -125,7 +125,7 @@ fn retention_hides_old_entries_and_purge_removes_them() {
     // A bulk delete does not count entries that are already gone.
     let (deleted, _) = f
         .store
-        .delete_dlq_matching(&DlqFilter::default(), None, 100, 3_000)
+        .delete_dlq_matching(PageQuery::first(&DlqFilter::default(), 100).retained_from(3_000))
         .expect("delete");
     assert_eq!(deleted, 1);
     assert_eq!(f.store.purge_expired(min).expect("purge"), 1);

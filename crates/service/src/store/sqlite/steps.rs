@@ -4,7 +4,7 @@
 use super::optional_value;
 use super::scan::{Read, Scanned, scan};
 use super::schema::{MARK_DELETED, RECLAIM_ROWS, RECLAIM_TOMBSTONES};
-use crate::store::{DlqFilter, StoreError};
+use crate::store::{PageQuery, StoreError};
 use rusqlite::{Transaction, params};
 
 /// Reserves `count` numbers of the id sequence; the first of them.
@@ -49,12 +49,15 @@ pub(super) fn cancel_in(
 /// The first `limit` entries of a scan and, when more match, the last id of the page.
 pub(super) fn scan_page(
     c: &rusqlite::Connection,
-    filter: &DlqFilter,
-    after: Option<&str>,
-    limit: usize,
-    min_created_at: i64,
+    query: PageQuery<'_>,
     read: Read,
 ) -> Result<(Vec<Scanned>, Option<String>), StoreError> {
+    let PageQuery {
+        filter,
+        after,
+        limit,
+        min_created_at,
+    } = query;
     let mut rows = scan(c, filter, after, limit + 1, min_created_at, read)?;
     let more = rows.len() > limit;
     rows.truncate(limit);
