@@ -232,14 +232,18 @@ async fn ending_a_finished_run_counts_as_succeeded_not_cancelled() {
     assert_eq!((sum("run_succeeded"), sum("run_canceled")), (1.0, 0.0));
 }
 
+/// The official clients' DLQ actions that deliver again (resume, restart, the failure
+/// callback), on an entry that exists: the service has no delivery engine.
+const NEEDS_A_DELIVERY_ENGINE: [&str; 3] = [
+    "/v2/workflows/dlq/resume?dlqIds=dlq-1",
+    "/v2/workflows/dlq/restart?dlqIds=dlq-1",
+    "/v2/workflows/dlq/callback/dlq-1",
+];
+
 #[tokio::test]
 async fn what_needs_a_delivery_engine_is_a_clear_501() {
     let service = seeded().await;
-    for target in [
-        "/v2/workflows/dlq/resume?dlqIds=dlq-1",
-        "/v2/workflows/dlq/restart?dlqIds=dlq-1",
-        "/v2/workflows/dlq/callback/dlq-1",
-    ] {
+    for target in NEEDS_A_DELIVERY_ENGINE {
         let (status, body) = call(&service, Method::POST, target).await;
         assert_eq!(status, 501, "{target}: {body}");
         assert!(
