@@ -151,9 +151,8 @@ fn every_operation_of_part_4_and_error_of_part_7_is_read() {
 fn every_interface_field_is_guarded() {
     let facts = committed_facts();
     let original = spec();
-    let shapes = &facts.shapes;
     let mut checked = 0;
-    for shape in shapes {
+    for shape in &facts.shapes {
         let components = SECTION_COMPONENTS
             .iter()
             .find(|(n, _)| *n == shape.number)
@@ -352,13 +351,15 @@ fn a_parameter_with_a_different_type_or_maximum_is_caught() {
 /// without any change to this crate.
 #[test]
 fn additions_to_the_interface_are_demanded_of_the_spec() {
+    fn field(name: &str) -> Field {
+        Field {
+            name: name.to_owned(),
+            ty: "integer".to_owned(),
+            required: None,
+            items: Vec::new(),
+        }
+    }
     let spec = spec();
-    let field = |name: &str| Field {
-        name: name.to_owned(),
-        ty: "integer".to_owned(),
-        required: None,
-        items: Vec::new(),
-    };
     let new_field = |facts: &mut InterfaceFacts| {
         let section_2_5 = facts
             .shapes
@@ -388,17 +389,19 @@ fn additions_to_the_interface_are_demanded_of_the_spec() {
             prose_params: Vec::new(),
         });
     };
-    let additions: [(&dyn Fn(&mut InterfaceFacts), &str); 3] = [
+    // What each addition does to the facts, and what the check then says.
+    type Addition = (fn(&mut InterfaceFacts), &'static str);
+    let additions: [Addition; 3] = [
         (
-            &new_field,
+            new_field,
             "2.5 SearchIndex: field `max_namespaces` of the interface is missing from the spec",
         ),
         (
-            &new_section,
+            new_section,
             "section 2.10 of the interface has no entry in SECTION_COMPONENTS",
         ),
         (
-            &new_operation,
+            new_operation,
             "4.11 GET /v2/schedules: operation not in the spec",
         ),
     ];
