@@ -14,14 +14,11 @@ async fn retention_and_dlq_size_limits_come_from_the_account() {
         .insert_dlq(&[run(0, now - 120_000), run(1, now - 1000)])
         .await;
     assert_eq!(
-        status(
-            &client
-                .get_workflow_dlq()
-                .dlq_id(&ids[0])
-                .send()
-                .await
-                .unwrap_err()
-        ),
+        refused(
+            "get past retention",
+            client.get_workflow_dlq().dlq_id(&ids[0]).send()
+        )
+        .await,
         404,
         "past retention"
     );
@@ -68,7 +65,7 @@ async fn rotation_rejects_the_old_token_at_once_and_survives_a_restart() {
     assert_ne!(rotated.token, service.service_token);
     assert_eq!(rotated.customer_id, service.customer_id);
     assert_eq!(
-        status(&old.list_workflow_dlq().send().await.unwrap_err()),
+        refused("list with the old token", old.list_workflow_dlq().send()).await,
         401
     );
     let new = messaging::Client::with_token(&service.base_url(), &rotated.token);
@@ -83,7 +80,7 @@ async fn rotation_rejects_the_old_token_at_once_and_survives_a_restart() {
         "the store kept the rotated token"
     );
     assert_eq!(
-        status(&old.list_workflow_dlq().send().await.unwrap_err()),
+        refused("list with the old token", old.list_workflow_dlq().send()).await,
         401
     );
     new.list_workflow_dlq()
@@ -136,27 +133,14 @@ async fn data_survives_a_restart() {
 async fn url_groups_and_search_indexes() {
     let service = TestService::start().await;
     let client = messaging_client(&service);
-    assert_eq!(
-        status(
-            &client
-                .get_url_group()
-                .url_group_name("orders")
-                .send()
-                .await
-                .unwrap_err()
-        ),
-        404
-    );
+    let get_group = |name: &str| client.get_url_group().url_group_name(name).send();
+    assert_eq!(refused("an unknown group", get_group("orders")).await, 404);
     let endpoints = json!({"endpoints": [{"name": "billing", "url": "https://billing.example"}, {"name": "", "url": "https://x.example"}]});
     let (put, answer) = service
         .admin_call(reqwest::Method::PUT, "/topics/orders", &endpoints)
         .await;
     assert_eq!(put, 200, "{answer}");
-    let group = ok(
-        "group",
-        client.get_url_group().url_group_name("orders").send(),
-    )
-    .await;
+    let group = ok("group", get_group("orders")).await;
     assert_eq!(
         group
             .endpoints
@@ -174,7 +158,9 @@ async fn url_groups_and_search_indexes() {
         .await;
     assert_eq!(put, 200, "{answer}");
     let management = management_client(&service);
-    let got = ok("index", management.get_search_index().id(id).send()).await;
+    let get_index = |id: &str| management.get_search_index().id(id).send();
+    let get_stats = |id: &str| management.get_search_index_stats().id(id);
+    let got = ok("index", get_index(id)).await;
     assert_eq!(
         (
             got.name.as_str(),
@@ -184,27 +170,9 @@ async fn url_groups_and_search_indexes() {
         ),
         ("products", IndexType::Payg, IndexRegion::EuWest1, -1)
     );
-    assert_eq!(
-        status(
-            &management
-                .get_search_index()
-                .id("nope")
-                .send()
-                .await
-                .unwrap_err()
-        ),
-        404
-    );
+    assert_eq!(refused("an unknown index", get_index("nope")).await, 404);
     for period in StatsPeriod::ALL {
-        let stats = ok(
-            "index stats",
-            management
-                .get_search_index_stats()
-                .id(id)
-                .period(period)
-                .send(),
-        )
-        .await;
+        let stats = ok("index stats", get_stats(id).period(period).send()).await;
         assert_eq!(
             stats.query_throughput.len() as i64,
             period.data_points(),
@@ -212,17 +180,8 @@ async fn url_groups_and_search_indexes() {
         );
         assert_eq!(stats.days.len(), stats.daily_query_requests.len());
     }
-    assert_eq!(
-        status(
-            &management
-                .get_search_index_stats()
-                .id("nope")
-                .send()
-                .await
-                .unwrap_err()
-        ),
-        404
-    );
+    let unknown = refused("stats of an unknown index", get_stats("nope").send()).await;
+    assert_eq!(unknown, 404);
 }
 
 /// Parses `YYYY-MM-DD HH:MM:SS.mmm +0000 UTC` into Unix milliseconds (decision 8).

@@ -4,12 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
-    let service = TestService::start().await;
-    let base = now_ms() - 3_600_000;
-    let inputs: Vec<Value> = (0..1050).map(|i| run(i, base + i as i64)).collect();
-    let ids = service.insert_dlq(&inputs).await;
-    assert_eq!(ids.len(), 1050);
-    let client = messaging_client(&service);
+    let (_service, client, ids, base) = seeded(1050, 3_600_000).await;
 
     let all = list_all(&client, |r| r).await;
     assert_eq!(all.len(), 1050, "every entry once");
@@ -71,16 +66,7 @@ async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
 
 #[tokio::test]
 async fn paging_while_others_insert_and_delete_never_repeats_or_skips_stable_entries() {
-    let service = TestService::start().await;
-    let base = now_ms() - 3_600_000;
-    let ids = service
-        .insert_dlq(
-            &(0..600)
-                .map(|i| run(i, base + i as i64))
-                .collect::<Vec<_>>(),
-        )
-        .await;
-    let client = messaging_client(&service);
+    let (service, client, ids, base) = seeded(600, 3_600_000).await;
     // Entries 0..300 stay for the whole scan; 300..600 are deleted while paging.
     let stable: BTreeSet<String> = ids[..300].iter().cloned().collect();
     let mut seen = Vec::new();
@@ -161,34 +147,19 @@ async fn get_one_returns_every_field_and_404_when_gone() {
     );
 
     ok("delete one", client.delete_dlq_message().dlq_id(&id).send()).await;
-    let gone = client
-        .get_workflow_dlq()
-        .dlq_id(&id)
-        .send()
-        .await
-        .unwrap_err();
-    assert_eq!(status(&gone), 404);
-    let again = client
-        .delete_dlq_message()
-        .dlq_id(&id)
-        .send()
-        .await
-        .unwrap_err();
-    assert_eq!(status(&again), 404);
+    let gone = refused("get gone", client.get_workflow_dlq().dlq_id(&id).send()).await;
+    assert_eq!(gone, 404);
+    let again = refused(
+        "delete gone",
+        client.delete_dlq_message().dlq_id(&id).send(),
+    )
+    .await;
+    assert_eq!(again, 404);
 }
 
 #[tokio::test]
 async fn bulk_delete_in_batches_until_empty_and_by_ids() {
-    let service = TestService::start().await;
-    let base = now_ms() - 3_600_000;
-    let ids = service
-        .insert_dlq(
-            &(0..450)
-                .map(|i| run(i, base + i as i64))
-                .collect::<Vec<_>>(),
-        )
-        .await;
-    let client = messaging_client(&service);
+    let (_service, client, ids, _) = seeded(450, 3_600_000).await;
 
     let by_ids = ok(
         "by ids",
@@ -231,54 +202,32 @@ async fn bulk_delete_in_batches_until_empty_and_by_ids() {
     );
     assert_eq!(list_all(&client, |r| r).await.len(), 450 - 2 - 90);
 
-    let bad = client
-        .delete_workflow_dlq_bulk()
-        .cursor("not-a-cursor")
-        .send()
-        .await
-        .unwrap_err();
-    assert_eq!(status(&bad), 400);
+    let bad = refused(
+        "bad cursor",
+        client
+            .delete_workflow_dlq_bulk()
+            .cursor("not-a-cursor")
+            .send(),
+    )
+    .await;
+    assert_eq!(bad, 400);
 }
 
 #[tokio::test]
 async fn cancel_removes_the_run_and_its_entries_then_404() {
-    let service = TestService::start().await;
-    let base = now_ms() - 1000;
-    service
-        .insert_dlq(&(0..6).map(|i| run(i, base + i as i64)).collect::<Vec<_>>())
-        .await;
-    let client = messaging_client(&service);
-    ok(
-        "cancel",
-        client
-            .cancel_workflow_run()
-            .workflow_run_id("wfr_00001")
-            .cancel(true)
-            .send(),
-    )
-    .await;
+    let (service, client, _, base) = seeded(6, 1000).await;
+    let cancel = |run: &str| client.cancel_workflow_run().workflow_run_id(run);
+    ok("cancel", cancel("wfr_00001").cancel(true).send()).await;
     assert!(
         list_all(&client, |r| r.workflow_run_id("wfr_00001"))
             .await
             .is_empty()
     );
     assert_eq!(list_all(&client, |r| r).await.len(), 4);
-    let again = client
-        .cancel_workflow_run()
-        .workflow_run_id("wfr_00001")
-        .send()
-        .await
-        .unwrap_err();
-    assert_eq!(status(&again), 404);
+    let again = refused("cancel again", cancel("wfr_00001").send()).await;
+    assert_eq!(again, 404);
 
     let (status, answer) = service.admin_call(reqwest::Method::POST, "/runs", &json!([{"workflowRunId": "wfr_active", "workflowUrl": "https://a.example/wf", "workflowCreatedAt": base}])).await;
     assert_eq!(status, 201, "{answer}");
-    ok(
-        "cancel an active run",
-        client
-            .cancel_workflow_run()
-            .workflow_run_id("wfr_active")
-            .send(),
-    )
-    .await;
+    ok("cancel an active run", cancel("wfr_active").send()).await;
 }

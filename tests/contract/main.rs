@@ -9,7 +9,7 @@ use courier_service::time::now_ms;
 
 use courier_client::models::*;
 use courier_client::{CourierError, management, messaging};
-use courier_service::testing::{TestService, ok};
+use courier_service::testing::{TestService, fails, ok};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::num::NonZeroU64;
@@ -28,6 +28,14 @@ fn management_client(service: &TestService) -> management::Client {
 
 fn status(error: &CourierError) -> u16 {
     error.status.unwrap_or_default()
+}
+
+/// The status of a client call that must fail; `what` names the call if it succeeds.
+async fn refused<T: std::fmt::Debug>(
+    what: &str,
+    sent: impl Future<Output = Result<T, CourierError>>,
+) -> u16 {
+    status(&fails(what, sent).await)
 }
 
 /// A failed run in the admin API's input shape (2.2 without `dlqId`).
@@ -59,6 +67,22 @@ fn run(i: usize, created_at: i64) -> Value {
         "failureCallback": format!("{workflow}/failure"),
         "failureCallbackInfo": {"state": state, "responseStatus": 500}
     })
+}
+
+/// Runs `0..count` ([`run`]), created a millisecond apart from `base` on.
+fn runs(count: usize, base: i64) -> Vec<Value> {
+    (0..count).map(|i| run(i, base + i as i64)).collect()
+}
+
+/// A service holding runs `0..count` ([`runs`]), the first created `age_ms` ago: the service, a
+/// messaging client for it, the ids of the runs and the first one's `createdAt`.
+async fn seeded(count: usize, age_ms: i64) -> (TestService, messaging::Client, Vec<String>, i64) {
+    let service = TestService::start().await;
+    let base = now_ms() - age_ms;
+    let ids = service.insert_dlq(&runs(count, base)).await;
+    assert_eq!(ids.len(), count);
+    let client = messaging_client(&service);
+    (service, client, ids, base)
 }
 
 /// Follows the cursor through every page of a list request; returns the ids in order.

@@ -1,5 +1,7 @@
 //! The generated files are checked, like rust-analyzer's: stale output fails a plain `cargo test`.
 
+mod support;
+
 use std::process::Command;
 use xtask::{CodegenError, SPEC_PATH, generate, stale_files, workspace_root};
 
@@ -24,15 +26,7 @@ fn generation_is_deterministic_within_and_across_processes() {
     assert_eq!(first, second);
     // A second process (fresh hash seeds, fresh statics) must produce the same bytes as the
     // committed files, which this process just compared against.
-    let status = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["codegen", "--check"])
-        .output()
-        .expect("runs");
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    support::run(Command::new(env!("CARGO_BIN_EXE_xtask")).args(["codegen", "--check"]));
 }
 
 #[test]

@@ -1,27 +1,25 @@
 //! `cargo xtask version-check` in a real git history: the default base on a clean clone of
 //! `main` (HEAD~1, none on the first commit) and a breaking spec edit that must bump versions.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 use xtask::spec_diff::versions::default_base;
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "user.name=test",
-            "-c",
-            "user.email=test@example.invalid",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+/// Runs git in `dir` and returns its stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    support::run(
+        Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.name=test",
+                "-c",
+                "user.email=test@example.invalid",
+            ])
+            .args(args),
+    )
 }
 
 #[test]
@@ -57,10 +55,5 @@ fn the_default_base_is_none_on_the_first_commit_then_the_previous_commit() {
 }
 
 fn base_of_main(dir: &Path) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(["rev-parse", "main"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    git(dir, &["rev-parse", "main"]).trim().to_owned()
 }

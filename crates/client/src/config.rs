@@ -294,14 +294,11 @@ impl MessagingClientBuilder {
             .auth
             .ok_or_else(|| ConfigError("no service token (COURIER_SERVICE_TOKEN)".into()))?;
         let http = self.options.reqwest_client()?;
-        Ok(messaging::Client::new_with_client(
-            &url,
-            http,
-            MessagingInner {
-                auth,
-                retry: self.options.retry,
-            },
-        ))
+        let inner = MessagingInner {
+            auth,
+            retry: self.options.retry,
+        };
+        Ok(messaging::Client::new_with_client(&url, http, inner))
     }
 }
 
@@ -364,15 +361,12 @@ impl ManagementClientBuilder {
             "the management key (COURIER_MANAGEMENT_KEY)",
         )?;
         let http = self.options.reqwest_client()?;
-        Ok(management::Client::new_with_client(
-            &url,
-            http,
-            ManagementInner {
-                customer_id,
-                management_key,
-                retry: self.options.retry,
-            },
-        ))
+        let inner = ManagementInner {
+            customer_id,
+            management_key,
+            retry: self.options.retry,
+        };
+        Ok(management::Client::new_with_client(&url, http, inner))
     }
 }
 

@@ -76,16 +76,14 @@ pub fn check_shapes(
     let mut errors = Vec::new();
     let parsed: BTreeSet<&str> = shapes.iter().map(|s| s.number.as_str()).collect();
     let mapped: BTreeSet<&str> = table.iter().map(|(n, _)| *n).collect();
-    for missing in parsed.difference(&mapped) {
-        errors.push(format!(
-            "section {missing} of the interface has no entry in SECTION_COMPONENTS"
-        ));
-    }
-    for gone in mapped.difference(&parsed) {
-        errors.push(format!(
-            "section {gone} is in SECTION_COMPONENTS but not in part 2 of the interface"
-        ));
-    }
+    crate::push_one_sided(
+        &mut errors,
+        (&parsed, &mapped),
+        |missing| format!("section {missing} of the interface has no entry in SECTION_COMPONENTS"),
+        |gone| {
+            format!("section {gone} is in SECTION_COMPONENTS but not in part 2 of the interface")
+        },
+    );
 
     for section in shapes {
         let Some((_, names)) = table.iter().find(|(n, _)| *n == section.number) else {

@@ -2,7 +2,9 @@
 //! an instance leaves unset, which keys of a payload the model does not know, where two
 //! documents first differ, and the decision 8 time format of data points.
 
-use serde_json::Value;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value};
 
 /// The target of a local `$ref` (`#/$defs/X`) within a model's JSON Schema `root`.
 pub fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
@@ -181,36 +183,54 @@ fn diff(path: &str, expected: &Value, actual: &Value) -> Option<String> {
     }
 }
 
+/// Calls `visit` with every object of `value` (itself included) and its path, each object
+/// before the objects inside it.
+pub fn for_each_object(value: &Value, visit: &mut dyn FnMut(&str, &Map<String, Value>)) {
+    fn walk(path: &str, value: &Value, visit: &mut dyn FnMut(&str, &Map<String, Value>)) {
+        match value {
+            Value::Object(map) => {
+                visit(path, map);
+                for (key, child) in map {
+                    walk(&format!("{path}.{key}"), child, visit);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(&format!("{path}[{i}]"), child, visit);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk("$", value, visit);
+}
+
 /// Every string held under a key matching `pred`, with its path.
 pub fn strings_under(value: &Value, pred: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    collect_strings("$", value, pred, &mut out);
+    for_each_object(value, &mut |path, map| {
+        for (key, v) in map {
+            if let (true, Some(s)) = (pred(key), v.as_str()) {
+                out.push((format!("{path}.{key}"), s.to_owned()));
+            }
+        }
+    });
     out
 }
 
-fn collect_strings(
-    path: &str,
-    value: &Value,
-    pred: &dyn Fn(&str) -> bool,
-    out: &mut Vec<(String, String)>,
-) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map {
-                let child = format!("{path}.{key}");
-                if let (true, Some(s)) = (pred(key), v.as_str()) {
-                    out.push((child.clone(), s.to_owned()));
-                }
-                collect_strings(&child, v, pred, out);
+/// The fields named `…Base64` that do not hold base64 of bytes that are not UTF-8 (a body that
+/// is text travels in the other form), each with what is wrong.
+pub fn base64_problems(value: &Value) -> Vec<String> {
+    strings_under(value, &|key| key.ends_with("Base64"))
+        .into_iter()
+        .filter_map(|(path, encoded)| match STANDARD.decode(&encoded) {
+            Err(e) => Some(format!("{path} is not base64: {e}")),
+            Ok(bytes) if std::str::from_utf8(&bytes).is_ok() => {
+                Some(format!("{path} should hold a body that is not UTF-8"))
             }
-        }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                collect_strings(&format!("{path}[{i}]"), v, pred, out);
-            }
-        }
-        _ => {}
-    }
+            Ok(_) => None,
+        })
+        .collect()
 }
 
 /// Every string of a document, at any depth (object keys excluded).
@@ -226,27 +246,12 @@ pub fn all_strings(value: &Value) -> Vec<String> {
 /// The `x` of every data point (an object with `x` and `y`), with its path.
 pub fn data_point_times(value: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    collect_times("$", value, &mut out);
+    for_each_object(value, &mut |path, map| {
+        if let (Some(x), true) = (map.get("x").and_then(Value::as_str), map.contains_key("y")) {
+            out.push((format!("{path}.x"), x.to_owned()));
+        }
+    });
     out
-}
-
-fn collect_times(path: &str, value: &Value, out: &mut Vec<(String, String)>) {
-    match value {
-        Value::Object(map) => {
-            if let (Some(x), true) = (map.get("x").and_then(Value::as_str), map.contains_key("y")) {
-                out.push((format!("{path}.x"), x.to_owned()));
-            }
-            for (key, v) in map {
-                collect_times(&format!("{path}.{key}"), v, out);
-            }
-        }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                collect_times(&format!("{path}[{i}]"), v, out);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Whether `s` is a data point time of decision 8: `YYYY-MM-DD HH:MM:SS.f +0000 UTC` with 3 to
@@ -359,6 +364,25 @@ mod tests {
         assert!(!is_data_point_time(
             "2025-10-23 17:34:00.0000000000 +0000 UTC"
         ));
+    }
+
+    #[test]
+    fn base64_fields_must_hold_bytes_that_are_not_utf8() {
+        let value = json!({
+            "bodyBase64": "gP8=",
+            "items": [{"responseBodyBase64": "aGk="}, {"bodyBase64": "not base64!"}],
+            "body": "aGk="
+        });
+        let problems = base64_problems(&value);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(
+            problems[0],
+            "$.items[0].responseBodyBase64 should hold a body that is not UTF-8"
+        );
+        assert!(
+            problems[1].starts_with("$.items[1].bodyBase64 is not base64: "),
+            "{problems:?}"
+        );
     }
 
     #[test]

@@ -48,3 +48,17 @@ pub mod models;
 pub mod mutate;
 pub mod paths;
 pub mod spec;
+
+use std::collections::BTreeSet;
+
+/// Adds one error for each element that only one of two sets has: `left_only` words an element
+/// of `left` alone, `right_only` one of `right` alone.
+pub(crate) fn push_one_sided<T: Ord>(
+    errors: &mut Vec<String>,
+    (left, right): (&BTreeSet<T>, &BTreeSet<T>),
+    left_only: impl Fn(&T) -> String,
+    right_only: impl Fn(&T) -> String,
+) {
+    errors.extend(left.difference(right).map(left_only));
+    errors.extend(right.difference(left).map(right_only));
+}

@@ -286,16 +286,14 @@ fn compare(cx: &Cx<'_>, path: &str, spec: &Value, model: &Value, errors: &mut Ve
 
     match (enum_values(spec), enum_values(&model)) {
         (Some(spec_values), Some(model_values)) => {
-            for missing in spec_values.difference(&model_values) {
-                errors.push(format!(
-                    "{path}: enum value {missing:?} is in the spec but not in the model"
-                ));
-            }
-            for extra in model_values.difference(&spec_values) {
-                errors.push(format!(
-                    "{path}: enum value {extra:?} is in the model but not in the spec"
-                ));
-            }
+            crate::push_one_sided(
+                errors,
+                (&spec_values, &model_values),
+                |missing| {
+                    format!("{path}: enum value {missing:?} is in the spec but not in the model")
+                },
+                |extra| format!("{path}: enum value {extra:?} is in the model but not in the spec"),
+            );
         }
         (Some(_), None) => errors.push(format!(
             "{path}: an enum in the spec, free-form in the model"
@@ -364,15 +362,12 @@ fn compare_object(cx: &Cx<'_>, path: &str, spec: &Value, model: &Value, errors: 
         };
         let in_spec = spec_required.contains(name);
         let in_model = model_required.contains(name);
-        if in_spec && !in_model {
-            errors.push(format!(
-                "{field}: required in the spec but optional in the model"
-            ));
-        } else if !in_spec && in_model {
-            errors.push(format!(
-                "{field}: optional in the spec but required in the model"
-            ));
-        }
+        let required = disagreement(
+            (in_spec, in_model),
+            "required in the spec but optional in the model",
+            "optional in the spec but required in the model",
+        );
+        errors.extend(required.map(|what| format!("{field}: {what}")));
         if in_spec && in_model {
             let spec_null = spec_nullable(spec_prop)
                 || spec_prop.get("allOf").is_some() && spec_nullable(&deref(cx.spec, spec_prop));
@@ -407,16 +402,26 @@ fn compare_object(cx: &Cx<'_>, path: &str, spec: &Value, model: &Value, errors: 
         (s, m) => {
             let spec_open = s != Some(&Value::Bool(false));
             let model_open = m != Some(&Value::Bool(false));
-            if spec_open && !model_open {
-                errors.push(format!(
-                    "{path}: the model rejects unknown fields, the spec allows them"
-                ));
-            } else if !spec_open && model_open {
-                errors.push(format!(
-                    "{path}: the spec forbids unknown fields, the model accepts them"
-                ));
-            }
+            let open = disagreement(
+                (spec_open, model_open),
+                "the model rejects unknown fields, the spec allows them",
+                "the spec forbids unknown fields, the model accepts them",
+            );
+            errors.extend(open.map(|what| format!("{path}: {what}")));
         }
+    }
+}
+
+/// What differs where only the spec (`spec_only`) or only the model (`model_only`) says yes.
+fn disagreement<'a>(
+    (spec, model): (bool, bool),
+    spec_only: &'a str,
+    model_only: &'a str,
+) -> Option<&'a str> {
+    match (spec, model) {
+        (true, false) => Some(spec_only),
+        (false, true) => Some(model_only),
+        _ => None,
     }
 }
 

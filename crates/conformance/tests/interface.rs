@@ -7,7 +7,9 @@
 //! (`shared/interface.md`) where the document is present, so the two cannot drift.
 
 use courier_conformance::contract::{SECTION_COMPONENTS, check_facts, check_interface};
-use courier_conformance::interface::{Field, InterfaceFacts};
+use courier_conformance::interface::{
+    Field, FieldGroup, InterfaceFacts, OperationDoc, ShapeSection,
+};
 use courier_conformance::mutate::{
     json_response, operation_slot, parameter_schema_mut, properties_mut, property_type,
     remove_parameter, required_mut, responses_mut, schema_from, schema_mut, set_property,
@@ -31,12 +33,17 @@ fn values(values: &[&str]) -> Vec<Option<String>> {
     values.iter().map(|v| Some((*v).to_owned())).collect()
 }
 
-fn failure_after(facts: &InterfaceFacts, mutate: impl FnOnce(&mut Spec)) -> String {
+/// Mutating the spec makes the checks fail, with a message that says `expected`.
+fn assert_caught(facts: &InterfaceFacts, expected: &str, mutate: impl FnOnce(&mut Spec)) {
     let mut spec = spec();
     mutate(&mut spec);
-    check_facts(&spec, facts)
-        .err()
-        .unwrap_or_else(|| panic!("the mutated spec still satisfies the interface"))
+    assert_fails_saying(check_facts(&spec, facts), expected);
+}
+
+/// The checks failed, with a message that says `expected`.
+fn assert_fails_saying(checked: Result<(), String>, expected: &str) {
+    let message = checked.expect_err("the checks pass; they should have failed");
+    assert!(message.contains(expected), "{expected:?} not in: {message}");
 }
 
 /// The committed facts are exactly what the interface document says. Skipped, with the reason
@@ -144,9 +151,8 @@ fn every_operation_of_part_4_and_error_of_part_7_is_read() {
 fn every_interface_field_is_guarded() {
     let facts = committed_facts();
     let original = spec();
-    let shapes = &facts.shapes;
     let mut checked = 0;
-    for shape in shapes {
+    for shape in &facts.shapes {
         let components = SECTION_COMPONENTS
             .iter()
             .find(|(n, _)| *n == shape.number)
@@ -186,28 +192,20 @@ fn every_interface_field_is_guarded() {
                     "boolean"
                 };
                 let name = field.name.clone();
-                let dropped = failure_after(&facts, |s| {
-                    properties_mut(schema_mut(s, &holder)).shift_remove(&name);
-                });
-                assert!(
-                    dropped.contains(&format!(
-                        "field `{name}` of the interface is missing from the spec"
-                    )),
-                    "{} {name} dropped: {dropped}",
-                    shape.number
+                assert_caught(
+                    &facts,
+                    &format!("field `{name}` of the interface is missing from the spec"),
+                    |s| {
+                        properties_mut(schema_mut(s, &holder)).shift_remove(&name);
+                    },
                 );
-                let retyped = failure_after(&facts, |s| {
+                assert_caught(&facts, &format!(".{name}: the interface says"), |s| {
                     set_property(
                         schema_mut(s, &holder),
                         &name,
                         schema_from(json!({"type": other})),
                     );
                 });
-                assert!(
-                    retyped.contains(&format!(".{name}: the interface says")),
-                    "{} {name} retyped: {retyped}",
-                    shape.number
-                );
                 checked += 1;
             }
         }
@@ -218,34 +216,30 @@ fn every_interface_field_is_guarded() {
 #[test]
 fn a_required_field_made_optional_is_caught() {
     let facts = committed_facts();
-    let message = failure_after(&facts, |s| {
-        required_mut(schema_mut(s, "ErrorBody")).clear();
-    });
-    assert!(
-        message.contains("2.4 ErrorBody.error: required by the interface"),
-        "{message}"
+    assert_caught(
+        &facts,
+        "2.4 ErrorBody.error: required by the interface",
+        |s| {
+            required_mut(schema_mut(s, "ErrorBody")).clear();
+        },
     );
 }
 
 #[test]
 fn an_enum_value_dropped_from_the_spec_is_caught() {
     let facts = committed_facts();
-    let message = failure_after(&facts, |s| {
-        *string_enum_mut(schema_mut(s, "ReservedPlanType")) =
-            values(&["", "paid", "svc_enterprise_1m"]);
-    });
-    assert!(
-        message.contains("2.9 MessagingAccount.reserved_type: enum value \"svc_enterprise_10m\""),
-        "{message}"
+    assert_caught(
+        &facts,
+        "2.9 MessagingAccount.reserved_type: enum value \"svc_enterprise_10m\"",
+        |s| {
+            *string_enum_mut(schema_mut(s, "ReservedPlanType")) =
+                values(&["", "paid", "svc_enterprise_1m"]);
+        },
     );
-    let message = failure_after(&facts, |s| {
+    assert_caught(&facts, "state \"CALLBACK_CANCELED\" of part 3", |s| {
         *string_enum_mut(schema_mut(s, "FailureFunctionState")) =
             values(&["CALLBACK_INPROGRESS", "CALLBACK_SUCCESS", "CALLBACK_FAIL"]);
     });
-    assert!(
-        message.contains("state \"CALLBACK_CANCELED\" of part 3"),
-        "{message}"
-    );
 }
 
 /// Removing any operation, any parameter named in part 4 or any error status of part 7 from the
@@ -265,15 +259,15 @@ fn every_operation_parameter_and_error_status_is_guarded() {
             op.method,
             op.path
         );
-        let message = failure_after(&facts, |s| {
-            *operation_slot(s, &op.path, &op.method) = None;
-        });
-        assert!(
-            message.contains(&format!(
+        assert_caught(
+            &facts,
+            &format!(
                 "{} {} {}: operation not in the spec",
                 op.number, op.method, op.path
-            )),
-            "{message}"
+            ),
+            |s| {
+                *operation_slot(s, &op.path, &op.method) = None;
+            },
         );
         checked += 1;
 
@@ -291,15 +285,15 @@ fn every_operation_parameter_and_error_status_is_guarded() {
         );
         named.extend(op.prose_params.iter().cloned());
         for (location, name) in named {
-            let message = failure_after(&facts, |s| {
-                remove_parameter(s, &op.path, &op.method, &location, &name);
-            });
-            assert!(
-                message.contains(&format!(
+            assert_caught(
+                &facts,
+                &format!(
                     "{} {} {}: {location} parameter `{name}` not in the spec",
                     op.number, op.method, op.path
-                )),
-                "{name}: {message}"
+                ),
+                |s| {
+                    remove_parameter(s, &op.path, &op.method, &location, &name);
+                },
             );
             checked += 1;
         }
@@ -307,24 +301,20 @@ fn every_operation_parameter_and_error_status_is_guarded() {
     for row in &facts.errors {
         let op = ops.iter().find(|o| o.number == row.operation).unwrap();
         let status = StatusCode::Code(row.status.parse().unwrap());
-        let message = failure_after(&facts, |s| {
-            responses_mut(s, &op.path, &op.method).shift_remove(&status);
-        });
-        assert!(
-            message.contains(&format!(
+        assert_caught(
+            &facts,
+            &format!(
                 "{} {} {}: error status {}",
                 op.number, op.method, op.path, row.status
-            )),
-            "{message}"
+            ),
+            |s| {
+                responses_mut(s, &op.path, &op.method).shift_remove(&status);
+            },
         );
-        let message = failure_after(&facts, |s| {
+        assert_caught(&facts, "does not carry the 2.4 body `ErrorBody`", |s| {
             let text = json_response(json!({"type": "string"}));
             responses_mut(s, &op.path, &op.method).insert(status.clone(), text);
         });
-        assert!(
-            message.contains("does not carry the 2.4 body `ErrorBody`"),
-            "{message}"
-        );
         checked += 1;
     }
     assert!(checked > 30, "only {checked} mutations were tried");
@@ -333,29 +323,27 @@ fn every_operation_parameter_and_error_status_is_guarded() {
 #[test]
 fn a_parameter_with_a_different_type_or_maximum_is_caught() {
     let facts = committed_facts();
-    let message = failure_after(&facts, |s| {
-        let ReferenceOr::Item(Schema {
-            schema_kind: SchemaKind::Type(Type::Integer(count)),
-            ..
-        }) = parameter_schema_mut(s, "ListCount")
-        else {
-            panic!("ListCount is an inline integer");
-        };
-        count.maximum = Some(1000);
-    });
-    assert!(
-        message.contains(
-            "4.1 GET /v2/workflows/dlq ?count: the interface says maximum 100, the spec has 1000"
-        ),
-        "{message}"
+    assert_caught(
+        &facts,
+        "4.1 GET /v2/workflows/dlq ?count: the interface says maximum 100, the spec has 1000",
+        |s| {
+            let ReferenceOr::Item(Schema {
+                schema_kind: SchemaKind::Type(Type::Integer(count)),
+                ..
+            }) = parameter_schema_mut(s, "ListCount")
+            else {
+                panic!("ListCount is an inline integer");
+            };
+            count.maximum = Some(1000);
+        },
     );
-    let message = failure_after(&facts, |s| {
-        *parameter_schema_mut(s, "FromDate") =
-            ReferenceOr::Item(schema_from(json!({"type": "string"})));
-    });
-    assert!(
-        message.contains("?fromDate: the interface says `int64`, the spec has `string`"),
-        "{message}"
+    assert_caught(
+        &facts,
+        "?fromDate: the interface says `int64`, the spec has `string`",
+        |s| {
+            *parameter_schema_mut(s, "FromDate") =
+                ReferenceOr::Item(schema_from(json!({"type": "string"})));
+        },
     );
 }
 
@@ -363,54 +351,65 @@ fn a_parameter_with_a_different_type_or_maximum_is_caught() {
 /// without any change to this crate.
 #[test]
 fn additions_to_the_interface_are_demanded_of_the_spec() {
+    fn field(name: &str) -> Field {
+        Field {
+            name: name.to_owned(),
+            ty: "integer".to_owned(),
+            required: None,
+            items: Vec::new(),
+        }
+    }
     let spec = spec();
-    let field = |name: &str| Field {
-        name: name.to_owned(),
-        ty: "integer".to_owned(),
-        required: None,
-        items: Vec::new(),
+    let new_field = |facts: &mut InterfaceFacts| {
+        let section_2_5 = facts
+            .shapes
+            .iter_mut()
+            .find(|shape| shape.number == "2.5")
+            .expect("section 2.5");
+        section_2_5.groups[0].fields.push(field("max_namespaces"));
     };
-    let mut added_field = committed_facts();
-    let section_2_5 = added_field
-        .shapes
-        .iter_mut()
-        .find(|shape| shape.number == "2.5")
-        .expect("section 2.5");
-    section_2_5.groups[0].fields.push(field("max_namespaces"));
-    let message = check_facts(&spec, &added_field).unwrap_err();
-    assert!(
-        message.contains(
-            "2.5 SearchIndex: field `max_namespaces` of the interface is missing from the spec"
+    let new_section = |facts: &mut InterfaceFacts| {
+        facts.shapes.push(ShapeSection {
+            number: "2.10".to_owned(),
+            title: "Schedule".to_owned(),
+            groups: vec![FieldGroup {
+                via: None,
+                fields: vec![field("scheduleId")],
+            }],
+        });
+    };
+    let new_operation = |facts: &mut InterfaceFacts| {
+        facts.operations.push(OperationDoc {
+            number: "4.11".to_owned(),
+            title: "List schedules".to_owned(),
+            method: "GET".to_owned(),
+            path: "/v2/schedules".to_owned(),
+            table_params: Vec::new(),
+            all_optional: true,
+            prose_params: Vec::new(),
+        });
+    };
+    // What each addition does to the facts, and what the check then says.
+    type Addition = (fn(&mut InterfaceFacts), &'static str);
+    let additions: [Addition; 3] = [
+        (
+            new_field,
+            "2.5 SearchIndex: field `max_namespaces` of the interface is missing from the spec",
         ),
-        "{message}"
-    );
-
-    let mut added_section = committed_facts();
-    let mut schedule = added_section.shapes[0].clone();
-    schedule.number = "2.10".to_owned();
-    schedule.title = "Schedule".to_owned();
-    schedule.groups.truncate(1);
-    schedule.groups[0].fields = vec![field("scheduleId")];
-    added_section.shapes.push(schedule);
-    let message = check_facts(&spec, &added_section).unwrap_err();
-    assert!(
-        message.contains("section 2.10 of the interface has no entry in SECTION_COMPONENTS"),
-        "{message}"
-    );
-
-    let mut added_operation = committed_facts();
-    let mut list_schedules = added_operation.operations[0].clone();
-    list_schedules.number = "4.11".to_owned();
-    list_schedules.method = "GET".to_owned();
-    list_schedules.path = "/v2/schedules".to_owned();
-    list_schedules.table_params.clear();
-    list_schedules.prose_params.clear();
-    added_operation.operations.push(list_schedules);
-    let message = check_facts(&spec, &added_operation).unwrap_err();
-    assert!(
-        message.contains("4.11 GET /v2/schedules: operation not in the spec"),
-        "{message}"
-    );
+        (
+            new_section,
+            "section 2.10 of the interface has no entry in SECTION_COMPONENTS",
+        ),
+        (
+            new_operation,
+            "4.11 GET /v2/schedules: operation not in the spec",
+        ),
+    ];
+    for (add, expected) in additions {
+        let mut facts = committed_facts();
+        add(&mut facts);
+        assert_fails_saying(check_facts(&spec, &facts), expected);
+    }
 }
 
 /// The facts are read from the document, not copied: a row, a prose field, a section or an
@@ -425,57 +424,35 @@ fn the_parser_reads_additions_to_the_document() {
     let part4_headings = md.lines().filter(|l| l.starts_with("### 4.")).count();
     assert_eq!(committed_facts().operations.len(), part4_headings);
     let row = "| max_vector_count | integer | Maximum vectors in the index |";
-    assert!(
-        md.contains(row),
-        "the 2.5 table changed; pick another anchor row"
-    );
-    let added_field = md.replacen(
-        row,
-        &format!("{row}\n| max_namespaces | integer | Maximum namespaces |"),
-        1,
-    );
-    let message = check_interface(&spec, &added_field).unwrap_err();
-    assert!(
-        message.contains(
-            "2.5 SearchIndex: field `max_namespaces` of the interface is missing from the spec"
+    // Each addition: where it goes in the document, what is inserted there, what the check says.
+    let additions = [
+        (
+            row,
+            format!("{row}\n| max_namespaces | integer | Maximum namespaces |"),
+            "2.5 SearchIndex: field `max_namespaces` of the interface is missing from the spec",
         ),
-        "{message}"
-    );
-
-    let added_prose = md.replacen(
-        "Number: monthly_cost.",
-        "Number: monthly_cost, namespace_cost.",
-        1,
-    );
-    assert_ne!(
-        added_prose, md,
-        "the 2.7 prose changed; pick another anchor"
-    );
-    let message = check_interface(&spec, &added_prose).unwrap_err();
-    assert!(
-        message.contains("2.7 SearchIndexStats: field `namespace_cost`"),
-        "{message}"
-    );
-
-    let added_section = md.replacen(
-        "## 3. States and transitions",
-        "### 2.10 Schedule\n\n| Field | Type | Meaning |\n|---|---|---|\n| scheduleId | string | ID |\n\n## 3. States and transitions",
-        1,
-    );
-    let message = check_interface(&spec, &added_section).unwrap_err();
-    assert!(
-        message.contains("section 2.10 of the interface has no entry in SECTION_COMPONENTS"),
-        "{message}"
-    );
-
-    let added_operation = md.replacen(
-        "## 5. Authentication",
-        "### 4.11 List schedules\n\n- GET /v2/schedules\n\n## 5. Authentication",
-        1,
-    );
-    let message = check_interface(&spec, &added_operation).unwrap_err();
-    assert!(
-        message.contains("4.11 GET /v2/schedules: operation not in the spec"),
-        "{message}"
-    );
+        (
+            "Number: monthly_cost.",
+            "Number: monthly_cost, namespace_cost.".to_owned(),
+            "2.7 SearchIndexStats: field `namespace_cost`",
+        ),
+        (
+            "## 3. States and transitions",
+            "### 2.10 Schedule\n\n| Field | Type | Meaning |\n|---|---|---|\n| scheduleId | string | ID |\n\n## 3. States and transitions".to_owned(),
+            "section 2.10 of the interface has no entry in SECTION_COMPONENTS",
+        ),
+        (
+            "## 5. Authentication",
+            "### 4.11 List schedules\n\n- GET /v2/schedules\n\n## 5. Authentication".to_owned(),
+            "4.11 GET /v2/schedules: operation not in the spec",
+        ),
+    ];
+    for (anchor, replacement, expected) in additions {
+        assert!(
+            md.contains(anchor),
+            "the document no longer has {anchor:?}; pick another anchor"
+        );
+        let edited = md.replacen(anchor, &replacement, 1);
+        assert_fails_saying(check_interface(&spec, &edited), expected);
+    }
 }

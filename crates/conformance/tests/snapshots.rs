@@ -5,8 +5,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use courier_conformance::json::{
-    all_strings, data_point_times, first_difference, is_data_point_time, snapshot_body,
-    strings_under, unpopulated,
+    all_strings, base64_problems, data_point_times, first_difference, for_each_object,
+    is_data_point_time, snapshot_body, unpopulated,
 };
 use courier_conformance::paths::{read, snapshots_dir};
 use courier_models::*;
@@ -43,15 +43,8 @@ where
         gaps.is_empty(),
         "{name}: the canonical instance leaves {gaps:?} unset"
     );
-    for (path, encoded) in strings_under(&json, &|key| key.ends_with("Base64")) {
-        let bytes = STANDARD
-            .decode(&encoded)
-            .unwrap_or_else(|e| panic!("{name}: {path} is not base64: {e}"));
-        assert!(
-            std::str::from_utf8(&bytes).is_err(),
-            "{name}: {path} should hold a body that is not UTF-8"
-        );
-    }
+    let base64 = base64_problems(&json);
+    assert!(base64.is_empty(), "{name}: {base64:?}");
     if unicode {
         assert!(
             all_strings(&json).iter().any(|s| !s.is_ascii()),
@@ -100,35 +93,21 @@ const BODY_FORMS: [(&str, &str); 2] = [
 
 /// Objects under `value` that carry both forms of a body, or neither (by JSON path).
 fn one_body_form(value: &Value) -> Vec<String> {
-    fn walk(path: &str, value: &Value, out: &mut Vec<String>) {
-        match value {
-            Value::Object(map) => {
-                let is_run = map.contains_key("dlqId");
-                for (text, base64) in BODY_FORMS {
-                    let given = [text, base64]
-                        .iter()
-                        .filter(|k| map.contains_key(**k))
-                        .count();
-                    if given == 2 || (is_run && given == 0) {
-                        out.push(format!(
-                            "{path}: `{text}` and `{base64}`: {given} given, one expected"
-                        ));
-                    }
-                }
-                for (key, child) in map {
-                    walk(&format!("{path}.{key}"), child, out);
-                }
-            }
-            Value::Array(items) => {
-                for (i, child) in items.iter().enumerate() {
-                    walk(&format!("{path}[{i}]"), child, out);
-                }
-            }
-            _ => {}
-        }
-    }
     let mut out = Vec::new();
-    walk("$", value, &mut out);
+    for_each_object(value, &mut |path, map| {
+        let is_run = map.contains_key("dlqId");
+        for (text, base64) in BODY_FORMS {
+            let given = [text, base64]
+                .iter()
+                .filter(|k| map.contains_key(**k))
+                .count();
+            if given == 2 || (is_run && given == 0) {
+                out.push(format!(
+                    "{path}: `{text}` and `{base64}`: {given} given, one expected"
+                ));
+            }
+        }
+    });
     out
 }
 
@@ -178,6 +157,16 @@ fn daily() -> Vec<DataPoint> {
     ]
 }
 
+/// What the failure callback of both canonical runs answered.
+fn refused_callback() -> FailureCallbackInfo {
+    FailureCallbackInfo {
+        response_body: Some("callback refusé ✗".to_owned()),
+        response_headers: Some(headers(&[("Content-Type", &["text/plain; charset=utf-8"])])),
+        response_status: Some(500),
+        state: FailureFunctionState::CallbackFail,
+    }
+}
+
 fn dlq_message() -> WorkflowDlqMessage {
     WorkflowDlqMessage {
         body: Some(r#"{"order":"Grüße aus Köln 🚚","qty":3}"#.to_owned()),
@@ -187,12 +176,7 @@ fn dlq_message() -> WorkflowDlqMessage {
         dlq_id: "1752829295505-0".to_owned(),
         failure_callback: Some("https://example.com/api/workflow/failure".to_owned()),
         failure_function_state: Some(FailureFunctionState::CallbackFail),
-        failure_callback_info: Some(FailureCallbackInfo {
-            response_body: Some("callback refusé ✗".to_owned()),
-            response_headers: Some(headers(&[("Content-Type", &["text/plain; charset=utf-8"])])),
-            response_status: Some(500),
-            state: FailureFunctionState::CallbackFail,
-        }),
+        failure_callback_info: Some(refused_callback()),
         message_id: Some(
             "msg_26hZCxZCuWyyTWPmSVBrNC1RADyRfrbCzgYc6sLbX7jHLtUxUKzHdzeiUmT".to_owned(),
         ),
@@ -232,12 +216,7 @@ fn section_2_2_single_failed_run() {
         dlq_id: "1752829295505-0".to_owned(),
         failure_callback: Some("https://example.com/api/workflow/failure".to_owned()),
         failure_callback_header: Some(headers(&[("Authorization", &["Bearer cb-token"])])),
-        failure_callback_info: Some(FailureCallbackInfo {
-            response_body: Some("callback refusé ✗".to_owned()),
-            response_headers: Some(headers(&[("Content-Type", &["text/plain; charset=utf-8"])])),
-            response_status: Some(500),
-            state: FailureFunctionState::CallbackFail,
-        }),
+        failure_callback_info: Some(refused_callback()),
         flow_control_key: Some("tenant-42".to_owned()),
         header: headers(&[
             ("Content-Type", &["application/json"]),

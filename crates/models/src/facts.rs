@@ -156,49 +156,7 @@ impl DlqFilter {
         self
     }
 }
-/// One query key an operation accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueryKey {
-    pub name: &'static str,
-    /// Repeated keys and the comma form give several values.
-    pub multi_valued: bool,
-    /// Absent is a 400.
-    pub required: bool,
-    /// The accepted values of an enum parameter; empty for any other.
-    pub values: &'static [&'static str],
-    /// Another spelling of this parameter of the same operation (`x-courier-alias-of`).
-    pub alias_of: ::std::option::Option<&'static str>,
-    /// Read by a security scheme (`service_token`), not a parameter.
-    pub credential: bool,
-}
-/// One operation of the spec, as hand-written code and tests need it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Operation {
-    /// `operationId`.
-    pub id: &'static str,
-    /// The snake_case name the generated client and server give it.
-    pub rust_name: &'static str,
-    /// Upper-case HTTP method.
-    pub method: &'static str,
-    /// Path template with `{name}` parameters.
-    pub path: &'static str,
-    /// The interface: `messaging` or `management`.
-    pub tag: &'static str,
-    /// Security schemes that admit a request (any one of them).
-    pub security: &'static [&'static str],
-    /// Path parameters, in template order.
-    pub path_params: &'static [&'static str],
-    /// Every query key, credentials included; any other is a 400.
-    pub query: &'static [QueryKey],
-    /// Every documented status.
-    pub statuses: &'static [u16],
-    /// Whether sending it twice is safe (`x-courier-idempotent`, else the method's rule);
-    /// clients never retry the others.
-    pub idempotent: bool,
-    /// The operation this one re-exposes at another address for the official clients
-    /// (`x-courier-compat: {alias-of: ...}`); the Rust client has no method for it.
-    pub alias_of: ::std::option::Option<&'static str>,
-}
+use crate::{Operation, QueryKey};
 /// Every operation of the spec, by `operationId`.
 pub const OPERATIONS: &[Operation] = &[
     Operation {
@@ -966,10 +924,6 @@ pub const OPERATIONS: &[Operation] = &[
         alias_of: ::std::option::Option::None,
     },
 ];
-/// The operation with this `operationId` or snake_case name.
-pub fn operation(name: &str) -> ::std::option::Option<&'static Operation> {
-    OPERATIONS.iter().find(|op| op.id == name || op.rust_name == name)
-}
 /// Every component schema of the spec (`components.schemas`, in the spec's order) with
 /// the JSON Schema of the type generated for it (`String` for a component marked
 /// `x-courier-rust-type: String`).

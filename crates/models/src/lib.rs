@@ -45,10 +45,12 @@ mod generated;
 #[allow(clippy::all)]
 mod facts;
 mod helpers;
+mod operation;
 
 pub use facts::*;
 pub use generated::*;
 pub use helpers::InvalidBase64;
+pub use operation::{Operation, QueryKey, operation};
 
 impl ReservedPlanType {
     /// No reserved plan applies (no card attached and not pay-as-you-go): the empty string on

@@ -77,6 +77,72 @@ pub fn parse_request(
         _ => ::std::option::Option::None,
     }
 }
+/// Parses the `DlqFilter` parameter group, for every operation that declares it.
+#[allow(unused_variables)]
+fn parse_dlq_filter(
+    path: &crate::runtime::PathParams,
+    query: &crate::query::Query,
+) -> ::std::result::Result<::courier_models::DlqFilter, crate::runtime::Rejection> {
+    ::std::result::Result::Ok(::courier_models::DlqFilter {
+        from_date: query
+            .integer(
+                "fromDate",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )?,
+        to_date: query
+            .integer(
+                "toDate",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )?,
+        workflow_url: query.strings("workflowUrl")?,
+        workflow_run_id: query.string("workflowRunId")?,
+        workflow_created_at: query
+            .integer(
+                "workflowCreatedAt",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )?,
+        label: query.strings("label")?,
+        failure_function_state: {
+            let mut values = query
+                .enum_values::<
+                    ::courier_models::FailureFunctionState,
+                >(
+                    "failureFunctionState",
+                    &[
+                        "CALLBACK_INPROGRESS",
+                        "CALLBACK_SUCCESS",
+                        "CALLBACK_FAIL",
+                        "CALLBACK_CANCELED",
+                    ],
+                )?;
+            values
+                .extend(
+                    query
+                        .enum_values::<
+                            ::courier_models::FailureFunctionState,
+                        >(
+                            "failureCallbackState",
+                            &[
+                                "CALLBACK_INPROGRESS",
+                                "CALLBACK_SUCCESS",
+                                "CALLBACK_FAIL",
+                                "CALLBACK_CANCELED",
+                            ],
+                        )?,
+                );
+            values
+        },
+        caller_ip: {
+            let mut values = query.strings("callerIp")?;
+            values.extend(query.strings("callerIP")?);
+            values
+        },
+        flow_control_key: query.strings("flowControlKey")?,
+    })
+}
 /// Parameters of `cancelWorkflowRun` (DELETE `/v2/workflows/runs/{workflowRunId}`), parsed and validated: defaults applied, bounds and enum values checked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CancelWorkflowRunRequest {
@@ -208,65 +274,7 @@ impl CancelWorkflowRunsRequest {
                 )?
                 .unwrap_or(100i64),
             workflow_url_exact_match: query.boolean("workflowUrlExactMatch")?,
-            filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                workflow_url: query.strings("workflowUrl")?,
-                workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                label: query.strings("label")?,
-                failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
-                    values
-                },
-                caller_ip: {
-                    let mut values = query.strings("callerIp")?;
-                    values.extend(query.strings("callerIP")?);
-                    values
-                },
-                flow_control_key: query.strings("flowControlKey")?,
-            },
+            filter: parse_dlq_filter(path, query)?,
         })
     }
 }
@@ -437,65 +445,7 @@ impl DeleteWorkflowDlqBulkRequest {
                     ::std::option::Option::Some(1000i64),
                 )?
                 .unwrap_or(100i64),
-            filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                workflow_url: query.strings("workflowUrl")?,
-                workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                label: query.strings("label")?,
-                failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
-                    values
-                },
-                caller_ip: {
-                    let mut values = query.strings("callerIp")?;
-                    values.extend(query.strings("callerIP")?);
-                    values
-                },
-                flow_control_key: query.strings("flowControlKey")?,
-            },
+            filter: parse_dlq_filter(path, query)?,
         })
     }
 }
@@ -984,65 +934,7 @@ impl ListDlqCompatRequest {
                     ::std::option::Option::Some(100i64),
                 )?
                 .unwrap_or(100i64),
-            filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                workflow_url: query.strings("workflowUrl")?,
-                workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                label: query.strings("label")?,
-                failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
-                    values
-                },
-                caller_ip: {
-                    let mut values = query.strings("callerIp")?;
-                    values.extend(query.strings("callerIP")?);
-                    values
-                },
-                flow_control_key: query.strings("flowControlKey")?,
-            },
+            filter: parse_dlq_filter(path, query)?,
         })
     }
 }
@@ -1127,65 +1019,7 @@ impl ListWorkflowDlqRequest {
                     ::std::option::Option::Some(100i64),
                 )?
                 .unwrap_or(100i64),
-            filter: ::courier_models::DlqFilter {
-                from_date: query
-                    .integer(
-                        "fromDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                to_date: query
-                    .integer(
-                        "toDate",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                workflow_url: query.strings("workflowUrl")?,
-                workflow_run_id: query.string("workflowRunId")?,
-                workflow_created_at: query
-                    .integer(
-                        "workflowCreatedAt",
-                        ::std::option::Option::None,
-                        ::std::option::Option::None,
-                    )?,
-                label: query.strings("label")?,
-                failure_function_state: {
-                    let mut values = query
-                        .enum_values::<
-                            ::courier_models::FailureFunctionState,
-                        >(
-                            "failureFunctionState",
-                            &[
-                                "CALLBACK_INPROGRESS",
-                                "CALLBACK_SUCCESS",
-                                "CALLBACK_FAIL",
-                                "CALLBACK_CANCELED",
-                            ],
-                        )?;
-                    values
-                        .extend(
-                            query
-                                .enum_values::<
-                                    ::courier_models::FailureFunctionState,
-                                >(
-                                    "failureCallbackState",
-                                    &[
-                                        "CALLBACK_INPROGRESS",
-                                        "CALLBACK_SUCCESS",
-                                        "CALLBACK_FAIL",
-                                        "CALLBACK_CANCELED",
-                                    ],
-                                )?,
-                        );
-                    values
-                },
-                caller_ip: {
-                    let mut values = query.strings("callerIp")?;
-                    values.extend(query.strings("callerIP")?);
-                    values
-                },
-                flow_control_key: query.strings("flowControlKey")?,
-            },
+            filter: parse_dlq_filter(path, query)?,
         })
     }
 }

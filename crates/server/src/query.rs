@@ -23,6 +23,20 @@ fn decode(raw: &str) -> Option<String> {
         .map(|s| s.into_owned())
 }
 
+/// One value as a parameter takes it: decoded, and neither undecodable nor empty; the 400 of
+/// each case says what `not_utf8` and `empty` say.
+fn decode_value(
+    raw: &str,
+    not_utf8: impl FnOnce() -> String,
+    empty: impl FnOnce() -> String,
+) -> Result<String, Rejection> {
+    let value = decode(raw).ok_or_else(|| Rejection::bad_request(not_utf8()))?;
+    if value.is_empty() {
+        return Err(Rejection::bad_request(empty()));
+    }
+    Ok(value)
+}
+
 impl Query {
     /// Splits a raw query string. Never fails: malformed parts are reported when read.
     pub fn parse(raw: &str) -> Query {
@@ -81,16 +95,11 @@ impl Query {
                 "`{name}` is given more than once; it takes one value"
             )));
         }
-        let value = decode(raw).ok_or_else(|| {
-            Rejection::bad_request(format!(
-                "`{name}` is not valid UTF-8 after percent-decoding"
-            ))
-        })?;
-        if value.is_empty() {
-            return Err(Rejection::bad_request(format!(
-                "`{name}` is empty; give a value or leave it out"
-            )));
-        }
+        let value = decode_value(
+            raw,
+            || format!("`{name}` is not valid UTF-8 after percent-decoding"),
+            || format!("`{name}` is empty; give a value or leave it out"),
+        )?;
         Ok(Some(value))
     }
 
@@ -138,9 +147,10 @@ impl Query {
         name: &str,
         values: &[&str],
     ) -> Result<Option<T>, Rejection> {
-        self.string(name)?
-            .map(|text| parse_enum(name, &text, values))
-            .transpose()
+        match self.string(name)? {
+            Some(text) => parse_enum(name, &text, values).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// A multi-value parameter: repeated keys and the comma form, mixed freely; a literal comma
@@ -152,17 +162,13 @@ impl Query {
         let mut values = Vec::new();
         for raw in self.raw_values(name) {
             for part in raw.split(',') {
-                let value = decode(part).ok_or_else(|| {
-                    Rejection::bad_request(format!(
-                        "`{name}` has a value that is not valid UTF-8 after percent-decoding"
-                    ))
-                })?;
-                if value.is_empty() {
-                    return Err(Rejection::bad_request(format!(
+                values.push(decode_value(
+                    part,
+                    || format!("`{name}` has a value that is not valid UTF-8 after percent-decoding"),
+                    || format!(
                         "`{name}` has an empty value (`{name}=`, or an empty item of the comma form such as `a,,b` or `a,`); give every value or leave `{name}` out"
-                    )));
-                }
-                values.push(value);
+                    ),
+                )?);
             }
         }
         Ok(values)

@@ -10,7 +10,7 @@ use crate::store::{ActiveRun, IndexActivity, IndexUsage, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{patch, post, put};
@@ -128,26 +128,50 @@ fn parse_request<T>(
     parse(body).map_err(|message| Refused(StatusCode::BAD_REQUEST, message))
 }
 
-/// What every writing handler does first: reads its JSON body with `parse`, then hands the
-/// result to `write` on the blocking pool. A refused body and a failed store call come back as
-/// the response to send.
-async fn parse_and_write<T, R>(
-    state: &AdminState,
-    headers: &HeaderMap,
-    body: &Bytes,
-    parse: impl FnOnce(&[u8]) -> Result<T, String>,
-    write: impl FnOnce(&dyn Store, T) -> Result<R, StoreError> + Send + 'static,
-) -> Result<R, Response>
-where
-    T: Send + 'static,
-    R: Send + 'static,
-{
-    let parsed = parse_request(headers, body, parse).map_err(IntoResponse::into_response)?;
-    state
-        .service
-        .blocking(move |store| write(store, parsed))
-        .await
-        .map_err(store_error)
+/// What every writing handler takes: the state, and the request's headers and body.
+struct Write {
+    state: Arc<AdminState>,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl FromRequest<Arc<AdminState>> for Write {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &Arc<AdminState>) -> Result<Self, Response> {
+        let headers = request.headers().clone();
+        let body = Bytes::from_request(request, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        Ok(Write {
+            state: state.clone(),
+            headers,
+            body,
+        })
+    }
+}
+
+impl Write {
+    /// What every writing handler does first: reads its JSON body with `parse`, then hands the
+    /// result to `write` on the blocking pool. A refused body and a failed store call come back
+    /// as the response to send.
+    async fn parse_and_write<T, R>(
+        &self,
+        parse: impl FnOnce(&[u8]) -> Result<T, String>,
+        write: impl FnOnce(&dyn Store, T) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, Response>
+    where
+        T: Send + 'static,
+        R: Send + 'static,
+    {
+        let parsed =
+            parse_request(&self.headers, &self.body, parse).map_err(IntoResponse::into_response)?;
+        self.state
+            .service
+            .blocking(move |store| write(store, parsed))
+            .await
+            .map_err(store_error)
+    }
 }
 
 /// The body of `POST /admin/v1/dlq`: a JSON array of 2.2 entries (`dlqId`, `messageId`,
@@ -294,14 +318,10 @@ fn dlq_entry(index: usize, value: Value, now: i64) -> Result<FailedWorkflowRun, 
     Ok(run)
 }
 
-async fn insert_dlq(
-    State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn insert_dlq(request: Write) -> Response {
     // Monotonic: a clock stepping back must not make new entries the oldest.
     let now = crate::time::creation_ms();
-    let max_dlq_size = u64::try_from(state.service.account().max_dlq_size).unwrap_or(0);
+    let max_dlq_size = u64::try_from(request.state.service.account().max_dlq_size).unwrap_or(0);
     let parse = |body: &[u8]| parse_dlq_batch(body, now);
     let insert = move |store: &dyn Store, runs: Vec<FailedWorkflowRun>| {
         let count = runs.len() as f64;
@@ -309,12 +329,12 @@ async fn insert_dlq(
             .insert_dlq(&runs, max_dlq_size)
             .map(|inserted| (inserted, count))
     };
-    match parse_and_write(&state, &headers, &body, parse, insert).await {
+    match request.parse_and_write(parse, insert).await {
         Ok((inserted, count)) => {
             // A run in the DLQ is a failed delivery and a failed run (decision 7's metrics); a
             // run seen for the first time also started, so `run_failed` never exceeds
             // `run_started` for inserted data.
-            let usage = state.service.usage();
+            let usage = request.state.service.usage();
             usage.add(stats::FAILED, now, count);
             usage.add(stats::RUN_FAILED, now, count);
             usage.add(stats::RUN_STARTED, now, inserted.new_runs as f64);
@@ -335,19 +355,16 @@ struct RunInput {
     workflow_created_at: i64,
 }
 
-async fn insert_runs(
-    State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn insert_runs(request: Write) -> Response {
     let insert = |store: &dyn Store, runs: Vec<ActiveRun>| {
         let ids: Vec<String> = runs.iter().map(|run| run.workflow_run_id.clone()).collect();
         store.insert_runs(&runs).map(|registered| (registered, ids))
     };
-    match parse_and_write(&state, &headers, &body, parse_run_batch, insert).await {
+    match request.parse_and_write(parse_run_batch, insert).await {
         Ok((registered, ids)) => {
             // Each run counts once, when it is first registered.
-            state
+            request
+                .state
                 .service
                 .usage()
                 .add(stats::RUN_STARTED, now_ms(), registered as f64);
@@ -366,33 +383,24 @@ struct TopicInput {
     endpoints: Vec<UrlGroupEndpoint>,
 }
 
-async fn put_topic(
-    State(state): State<Arc<AdminState>>,
-    Path(name): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let limit = usize::try_from(state.service.account().max_endpoints_per_topic).unwrap_or(0);
+async fn put_topic(Path(name): Path<String>, request: Write) -> Response {
+    let account = request.state.service.account();
+    let limit = usize::try_from(account.max_endpoints_per_topic).unwrap_or(0);
     let now = now_ms();
     let parse = |body: &[u8]| parse_topic(body, limit);
     let put = move |store: &dyn Store, endpoints: Vec<UrlGroupEndpoint>| {
         store.put_url_group(&name, &endpoints, now)
     };
-    match parse_and_write(&state, &headers, &body, parse, put).await {
+    match request.parse_and_write(parse, put).await {
         Ok(group) => json(StatusCode::OK, &group),
         Err(response) => response,
     }
 }
 
-async fn put_index(
-    State(state): State<Arc<AdminState>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn put_index(Path(id): Path<String>, request: Write) -> Response {
     let parse = |body: &[u8]| parse_search_index(&id, body);
     let put = |store: &dyn Store, index: SearchIndex| store.put_index(&index).map(|()| index);
-    match parse_and_write(&state, &headers, &body, parse, put).await {
+    match request.parse_and_write(parse, put).await {
         Ok(index) => json(StatusCode::OK, &index),
         Err(response) => response,
     }
@@ -474,12 +482,7 @@ pub fn parse_index_usage(body: &[u8], now: i64) -> Result<Vec<IndexUsage>, Strin
         .collect()
 }
 
-async fn record_index_usage(
-    State(state): State<Arc<AdminState>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn record_index_usage(Path(id): Path<String>, request: Write) -> Response {
     let now = now_ms();
     let parse = |body: &[u8]| parse_index_usage(body, now);
     let index_id = id.clone();
@@ -489,7 +492,7 @@ async fn record_index_usage(
             .record_index_usage(&index_id, &events)
             .map(|known| known.then_some(recorded))
     };
-    match parse_and_write(&state, &headers, &body, parse, record).await {
+    match request.parse_and_write(parse, record).await {
         Ok(Some(recorded)) => json(
             StatusCode::CREATED,
             &serde_json::json!({ "recorded": recorded }),
@@ -561,19 +564,15 @@ pub fn apply_limits(
         .map_err(|e| format!("the patched account is not valid: {e}"))
 }
 
-async fn patch_account(
-    State(state): State<Arc<AdminState>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let current = state.service.account();
+async fn patch_account(request: Write) -> Response {
+    let current = request.state.service.account();
     let parse = |body: &[u8]| parse_limits_patch(&current, body);
     let update = |store: &dyn Store, account: MessagingAccount| {
         store.update_account(&account).map(|()| account)
     };
-    match parse_and_write(&state, &headers, &body, parse, update).await {
+    match request.parse_and_write(parse, update).await {
         Ok(account) => {
-            state.service.set_account(account.clone());
+            request.state.service.set_account(account.clone());
             json(StatusCode::OK, &account)
         }
         Err(response) => response,

@@ -7,7 +7,7 @@
 use crate::account::{AccountRecord, rotated_credentials};
 use crate::cursor;
 use crate::stats::{self, Usage};
-use crate::store::{Store, StoreError};
+use crate::store::{DlqFilter, PageQuery, Store, StoreError};
 use crate::time::now_ms;
 use crate::wire::page_json;
 use courier_models::{DeleteWorkflowDlqResponse, MessagingAccount};
@@ -129,6 +129,35 @@ impl Service {
         self.blocking(move |store| change(store, &key, floor)).await
     }
 
+    /// A bulk change (delete entries, cancel runs) among those still within retention: by `ids`
+    /// when there are any (decision 6: every filter and the cursor are then ignored), else
+    /// `matching` on one batch: up to `limit` matches of `filter` after `after`. How many
+    /// changed, and where the rest starts when more may match.
+    async fn bulk(
+        &self,
+        ids: Vec<String>,
+        by_ids: fn(&dyn Store, &[String], i64) -> Result<u64, StoreError>,
+        (filter, after, limit): (DlqFilter, Option<String>, usize),
+        matching: impl FnOnce(&dyn Store, PageQuery<'_>) -> Result<(u64, Option<String>), StoreError>
+        + Send
+        + 'static,
+    ) -> Result<(u64, Option<String>), StoreError> {
+        let floor = self.retention_floor();
+        if ids.is_empty() {
+            return self
+                .blocking(move |store| {
+                    let query = PageQuery::first(&filter, limit)
+                        .after(after.as_deref())
+                        .retained_from(floor);
+                    matching(store, query)
+                })
+                .await;
+        }
+        self.blocking(move |store| by_ids(store, &ids, floor))
+            .await
+            .map(|changed| (changed, None))
+    }
+
     /// Counts cancelled runs in the statistics (decision 7): `canceled` and `run_canceled`.
     fn count_cancelled(&self, runs: u64) {
         if runs > 0 {
@@ -229,7 +258,13 @@ impl MessagingApi for Service {
         let filter = request.filter;
         let floor = self.retention_floor();
         match self
-            .blocking(move |store| store.list_dlq_json(&filter, after.as_deref(), limit, floor))
+            .blocking(move |store| {
+                store.list_dlq_json(
+                    PageQuery::first(&filter, limit)
+                        .after(after.as_deref())
+                        .retained_from(floor),
+                )
+            })
             .await
         {
             Ok(page) => ListWorkflowDlqResponse::Ok(JsonBody::preserialized(page_json(
@@ -261,35 +296,19 @@ impl MessagingApi for Service {
         _: (),
         request: DeleteWorkflowDlqBulkRequest,
     ) -> DeleteWorkflowDlqBulkResponse {
+        let (filter, limit) = (request.filter, request.count as usize);
         // The cursor is validated even though decision 6 ignores it when ids are given.
         let after = after_cursor!(DeleteWorkflowDlqBulkResponse, request.cursor);
-        let floor = self.retention_floor();
         // The parser guarantees that a `dlqIds` key, however spelled, carries at least one
         // non-empty id (decision 12), so an empty list here means the key was absent.
-        if !request.dlq_ids.is_empty() {
-            // Decision 6: with dlqIds every other filter (and the cursor) is ignored.
-            let ids = request.dlq_ids;
-            return match self
-                .blocking(move |store| store.delete_dlq_ids(&ids, floor))
-                .await
-            {
-                Ok(deleted) => DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse {
-                    deleted: deleted as i64,
-                    cursor: None,
-                }),
-                Err(error) => {
-                    write_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
-                }
-            };
-        }
-        let limit = request.count as usize;
-        let filter = request.filter;
-        match self
-            .blocking(move |store| {
-                store.delete_dlq_matching(&filter, after.as_deref(), limit, floor)
-            })
-            .await
-        {
+        let batch = (filter, after, limit);
+        let bulk = self.bulk(
+            request.dlq_ids,
+            Store::delete_dlq_ids,
+            batch,
+            Store::delete_dlq_matching,
+        );
+        match bulk.await {
             Ok((deleted, next_after)) => {
                 DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse {
                     deleted: deleted as i64,
@@ -307,8 +326,8 @@ impl MessagingApi for Service {
         _: (),
         request: DeleteDlqMessageRequest,
     ) -> DeleteDlqMessageResponse {
-        let delete = |store: &dyn Store, id: &str, floor| store.delete_dlq_one(id, floor);
-        match self.change_one(&request.dlq_id, delete).await {
+        let deleted = self.change_one(&request.dlq_id, Store::delete_dlq_one);
+        match deleted.await {
             Ok(true) => DeleteDlqMessageResponse::Ok,
             Ok(false) => DeleteDlqMessageResponse::NotFound(error_body(format!(
                 "no message with dlqId `{}` in the DLQ",
@@ -332,11 +351,12 @@ impl MessagingApi for Service {
         _: (),
         request: CancelWorkflowRunRequest,
     ) -> CancelWorkflowRunResponse {
-        let cancel = |store: &dyn Store, id: &str, floor| store.cancel_run(id, floor);
-        match self.change_one(&request.workflow_run_id, cancel).await {
+        // `cancel=false` is how the official client ends a finished run (decision 19).
+        let finished = request.cancel == Some(false);
+        let cancelled = self.change_one(&request.workflow_run_id, Store::cancel_run);
+        match cancelled.await {
             Ok(true) => {
-                // `cancel=false` is how the official client ends a finished run (decision 19).
-                if request.cancel == Some(false) {
+                if finished {
                     self.usage.add(stats::RUN_SUCCEEDED, now_ms(), 1.0);
                 } else {
                     self.count_cancelled(1);
@@ -360,25 +380,19 @@ impl MessagingApi for Service {
         request: CancelWorkflowRunsRequest,
     ) -> CancelWorkflowRunsResponse {
         let after = after_cursor!(CancelWorkflowRunsResponse, request.cursor);
-        let floor = self.retention_floor();
-        let result = if !request.workflow_run_ids.is_empty() {
-            let ids = request.workflow_run_ids;
-            self.blocking(move |store| store.cancel_runs(&ids, floor))
-                .await
-                .map(|cancelled| (cancelled, None))
-        } else if request.filter.is_empty() {
+        if request.workflow_run_ids.is_empty() && request.filter.is_empty() {
             return CancelWorkflowRunsResponse::BadRequest(error_body(
                 "give `workflowRunIds` or at least one filter: a bulk cancel never takes every run by default",
             ));
-        } else {
-            let filter = request.filter;
-            let url_prefix = request.workflow_url_exact_match != Some(true);
-            let limit = request.count as usize;
-            self.blocking(move |store| {
-                store.cancel_runs_matching(&filter, url_prefix, after.as_deref(), limit, floor)
-            })
-            .await
-        };
+        }
+        let (filter, limit) = (request.filter, request.count as usize);
+        let url_prefix = request.workflow_url_exact_match != Some(true);
+        let batch = (filter, after, limit);
+        let ids = request.workflow_run_ids;
+        let bulk = self.bulk(ids, Store::cancel_runs, batch, move |store, query| {
+            store.cancel_runs_matching(query, url_prefix)
+        });
+        let result = bulk.await;
         match result {
             Ok((cancelled, next_after)) => {
                 self.count_cancelled(cancelled);

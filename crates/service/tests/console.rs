@@ -54,6 +54,28 @@ async fn sign_in(base: &str) -> (String, String) {
     (pair, set_cookie)
 }
 
+/// The demo service with a session signed in to its console: the service, its data directory
+/// and the session cookie.
+async fn signed_in() -> (Courier, tempfile::TempDir, String) {
+    let (courier, data) = start(&[]);
+    let (cookie, _) = sign_in(&courier.management).await;
+    (courier, data, cookie)
+}
+
+/// Posts a form of the page `html` (its CSRF token, nothing else) to `path`, signed in;
+/// asserts the redirect that answers an action and returns where it points.
+async fn submit(base: &str, path: &str, cookie: &str, html: &str) -> String {
+    let response = send(
+        client()
+            .post(format!("{base}{path}"))
+            .header("cookie", cookie)
+            .form(&[("csrf", csrf(html).as_str())]),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER, "{path}");
+    location(response.headers()).to_owned()
+}
+
 fn location(headers: &HeaderMap) -> &str {
     headers
         .get(LOCATION)
@@ -241,9 +263,8 @@ async fn login_sets_a_strict_http_only_session_that_logout_ends() {
 
 #[tokio::test]
 async fn actions_refuse_cross_site_requests_and_missing_tokens() {
-    let (courier, _data) = start(&[]);
+    let (courier, _data, cookie) = signed_in().await;
     let base = &courier.management;
-    let (cookie, _) = sign_in(base).await;
     let (_, html) = page(base, "/console/dlq?count=10", &cookie).await;
     let token = csrf(&html);
     let target = row_ids(&html)[0].clone();
@@ -319,9 +340,8 @@ async fn actions_refuse_cross_site_requests_and_missing_tokens() {
 
 #[tokio::test]
 async fn filters_and_pages_show_exactly_what_the_api_lists() {
-    let (courier, _data) = start(&[]);
+    let (courier, _data, cookie) = signed_in().await;
     let base = &courier.management;
-    let (cookie, _) = sign_in(base).await;
     let queries = [
         "label=billing",
         "label=billing,etl&count=25",
@@ -367,15 +387,18 @@ async fn filters_and_pages_show_exactly_what_the_api_lists() {
         api_list(base, "failureFunctionState=NOPE").await.0,
         StatusCode::BAD_REQUEST
     );
-    let (status, _) = page(base, "/console/dlq?cursor=not-a-cursor", &cookie).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        page(base, "/console/dlq?cursor=not-a-cursor", &cookie)
+            .await
+            .0,
+        StatusCode::BAD_REQUEST
+    );
 }
 
 #[tokio::test]
 async fn bulk_delete_states_the_count_and_deletes_what_the_api_matches() {
-    let (courier, _data) = start(&[]);
+    let (courier, _data, cookie) = signed_in().await;
     let base = &courier.management;
-    let (cookie, _) = sign_in(base).await;
     let filter = "label=beta&callerIp=192.0.2.44";
     let (_, matching, cursor) = api_list(base, filter).await;
     assert!(cursor.is_none() && !matching.is_empty());
@@ -387,18 +410,9 @@ async fn bulk_delete_states_the_count_and_deletes_what_the_api_matches() {
     assert_eq!(stated, matching.len().to_string());
     assert!(html.contains(&format!("Delete {} entr", matching.len())));
 
-    let deleted = send(
-        client()
-            .post(format!("{base}/console/bulk-delete?{filter}"))
-            .header("cookie", &cookie)
-            .form(&[("csrf", csrf(&html).as_str())]),
-    )
-    .await;
-    assert_eq!(deleted.status(), StatusCode::SEE_OTHER);
-    assert_eq!(
-        location(deleted.headers()),
-        format!("/console/dlq?{filter}")
-    );
+    let action = format!("/console/bulk-delete?{filter}");
+    let redirected = submit(base, &action, &cookie, &html).await;
+    assert_eq!(redirected, format!("/console/dlq?{filter}"));
     assert!(
         api_list(base, filter).await.1.is_empty(),
         "every match is gone"
@@ -412,15 +426,14 @@ async fn bulk_delete_states_the_count_and_deletes_what_the_api_matches() {
         survivors.iter().all(|id| all_after.contains(id)),
         "nothing else went"
     );
-    let (_, html) = page(base, location(deleted.headers()), &cookie).await;
+    let (_, html) = page(base, &redirected, &cookie).await;
     assert!(html.contains(&format!("Deleted {} entr", matching.len())));
 }
 
 #[tokio::test]
 async fn the_run_page_shows_the_whole_run_and_cancel_removes_its_entries() {
-    let (courier, _data) = start(&[]);
+    let (courier, _data, cookie) = signed_in().await;
     let base = &courier.management;
-    let (cookie, _) = sign_in(base).await;
     // Entry 0 of the demo has a binary body and no failure function; entry 1 has JSON.
     let (_, ids, _) = api_list(base, "count=2").await;
     let (status, binary) = page(base, &format!("/console/dlq/{}", ids[0]), &cookie).await;
@@ -441,14 +454,8 @@ async fn the_run_page_shows_the_whole_run_and_cancel_removes_its_entries() {
         .to_owned();
     let (_, of_run, _) = api_list(base, &format!("workflowRunId={run_id}")).await;
     assert!(!of_run.is_empty());
-    let cancelled = send(
-        client()
-            .post(format!("{base}/console/runs/{run_id}/cancel"))
-            .header("cookie", &cookie)
-            .form(&[("csrf", csrf(&json).as_str())]),
-    )
-    .await;
-    assert_eq!(cancelled.status(), StatusCode::SEE_OTHER);
+    let action = format!("/console/runs/{run_id}/cancel");
+    submit(base, &action, &cookie, &json).await;
     assert!(
         api_list(base, &format!("workflowRunId={run_id}"))
             .await
@@ -456,15 +463,16 @@ async fn the_run_page_shows_the_whole_run_and_cancel_removes_its_entries() {
             .is_empty()
     );
 
-    let (status, _) = page(base, "/console/dlq/no-such-entry", &cookie).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        page(base, "/console/dlq/no-such-entry", &cookie).await.0,
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[tokio::test]
 async fn every_page_renders_the_demo_data() {
-    let (courier, _data) = start(&[]);
+    let (courier, _data, cookie) = signed_in().await;
     let base = &courier.management;
-    let (cookie, _) = sign_in(base).await;
     let (status, topics) = page(base, "/console/topics", &cookie).await;
     assert_eq!(status, StatusCode::OK);
     assert!(

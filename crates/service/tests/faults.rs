@@ -437,7 +437,7 @@ fn entry(n: usize, created_at: i64) -> courier_models::FailedWorkflowRun {
 /// room.
 #[test]
 fn a_store_at_its_page_limit_refuses_writes_keeps_reads_and_deletes_and_recovers() {
-    use courier_service::store::{DlqFilter, SqliteStore, Store, StoreError};
+    use courier_service::store::{DlqFilter, PageQuery, SqliteStore, Store, StoreError};
     let dir = tempfile::tempdir().expect("tempdir");
     let store = SqliteStore::open(&dir.path().join("courier.sqlite3")).expect("open");
     let now = 1_760_000_000_000;
@@ -471,7 +471,7 @@ fn a_store_at_its_page_limit_refuses_writes_keeps_reads_and_deletes_and_recovers
     assert!(store.get_dlq(&ids[0], 0).expect("read").is_some());
     assert!(store.delete_dlq_one(&ids[0], 0).expect("delete one"));
     let (deleted, _) = store
-        .delete_dlq_matching(&DlqFilter::default(), None, 1000, 0)
+        .delete_dlq_matching(PageQuery::first(&DlqFilter::default(), 1000))
         .expect("bulk delete");
     assert_eq!(deleted, 99);
 

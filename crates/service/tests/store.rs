@@ -4,7 +4,7 @@
 use courier_models::FailureFunctionState;
 use courier_service::account::default_account;
 use courier_service::demo::failed_runs;
-use courier_service::store::{DlqFilter, SqliteStore, Store};
+use courier_service::store::{DlqFilter, PageQuery, SqliteStore, Store};
 
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -37,7 +37,7 @@ fn reopening_keeps_everything_and_a_newer_schema_is_refused_clearly() {
     );
     assert_eq!(store.management_key().expect("key").as_deref(), Some("key"));
     let page = store
-        .list_dlq(&DlqFilter::default(), None, 1000, 0)
+        .list_dlq(PageQuery::first(&DlqFilter::default(), 1000))
         .expect("list");
     let mut sorted = ids.clone();
     sorted.sort();
@@ -145,12 +145,14 @@ fn filters_combine_or_within_and_across() {
         })
         .filter(|r| r.caller_ip.as_deref() == Some("192.0.2.44"))
         .count();
-    let page = store.list_dlq(&filter, None, 1000, 0).expect("list");
+    let page = store
+        .list_dlq(PageQuery::first(&filter, 1000))
+        .expect("list");
     assert!(expected > 0);
     assert_eq!(page.entries.len(), expected);
     assert_eq!(
         store
-            .delete_dlq_matching(&filter, None, 1000, 0)
+            .delete_dlq_matching(PageQuery::first(&filter, 1000))
             .expect("delete")
             .0 as usize,
         expected

@@ -2,7 +2,7 @@
 //! before `rusqlite_migration` opens, keeps its data and takes new writes, and a database that
 //! stopped at an older schema version is brought up to date.
 
-use courier_service::store::{DlqFilter, IndexUsage, SqliteStore, Store};
+use courier_service::store::{DlqFilter, IndexUsage, PageQuery, SqliteStore, Store};
 use std::path::{Path, PathBuf};
 
 /// Written by courier at commit 261eb99; what it holds is in `fixtures/README.md`.
@@ -28,7 +28,7 @@ fn pragma(path: &Path, name: &str) -> i64 {
 
 fn listed_ids(store: &SqliteStore, filter: &DlqFilter) -> Vec<String> {
     store
-        .list_dlq(filter, None, 100, 0)
+        .list_dlq(PageQuery::first(filter, 100))
         .expect("list")
         .entries
         .into_iter()
@@ -98,10 +98,10 @@ fn a_database_of_the_hand_written_migrations_opens_with_its_data() {
     // Rows from before the stored list shape (migration 4) list the same as new ones: their
     // list shape is made from the record, as serde writes it.
     let page = reopened
-        .list_dlq_json(&DlqFilter::default(), None, 10, 0)
+        .list_dlq_json(PageQuery::first(&DlqFilter::default(), 10))
         .expect("list json");
     let typed = reopened
-        .list_dlq(&DlqFilter::default(), None, 10, 0)
+        .list_dlq(PageQuery::first(&DlqFilter::default(), 10))
         .expect("list");
     let expected: Vec<String> = typed
         .entries

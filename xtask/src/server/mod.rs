@@ -51,9 +51,10 @@ fn type_names(op: &Operation) -> (proc_macro2::Ident, proc_macro2::Ident) {
 
 pub fn generate(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
     let operations = operations(spec, models)?;
-    let mut items = Vec::new();
+    let (group_parsers, shared) = request::group_parsers(&operations);
+    let mut items = vec![group_parsers];
     for op in &operations {
-        items.push(request::request_type(op));
+        items.push(request::request_type(op, &shared));
         items.push(responses::response_type(op)?);
     }
     for op in operations.iter().filter(|op| op.alias_of.is_some()) {

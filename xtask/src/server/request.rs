@@ -7,14 +7,83 @@ use crate::operations::{Operation, Param, ParamKind};
 use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::collections::BTreeMap;
 
-/// The request struct of one operation and its parser.
-pub(super) fn request_type(op: &Operation) -> TokenStream {
+/// The other spellings of the parameter `name` of `op` (`x-courier-alias-of`).
+fn aliases_of<'a>(op: &'a Operation, name: &str) -> Vec<&'a str> {
+    op.params
+        .iter()
+        .filter(|p| p.alias_of.as_deref() == Some(name))
+        .map(|p| p.name.as_str())
+        .collect()
+}
+
+/// The name of the generated function that parses the parameter group `group`.
+fn group_parser_name(group: &str) -> proc_macro2::Ident {
+    format_ident!("parse_{}", group.to_snake_case())
+}
+
+/// The field initialisers of each parameter group of `op`, as its parser fills the group.
+fn group_members(op: &Operation) -> BTreeMap<&str, TokenStream> {
+    let mut members: BTreeMap<&str, Vec<TokenStream>> = BTreeMap::new();
+    for param in op.params.iter().filter(|p| p.alias_of.is_none()) {
+        if let Some(group) = &param.group {
+            let field = format_ident!("{}", param.name.to_snake_case());
+            let (_, parse) = field_parser(param, &aliases_of(op, &param.name));
+            members
+                .entry(group.as_str())
+                .or_default()
+                .push(quote!(#field: #parse,));
+        }
+    }
+    members
+        .into_iter()
+        .map(|(group, fields)| (group, quote!(#(#fields)*)))
+        .collect()
+}
+
+/// One parser per parameter group, shared by the operations that declare it, and the group's
+/// field initialisers it holds. An operation whose group parses differently (another alias of a
+/// member) keeps its own initialisers (see [`request_type`]).
+pub(super) fn group_parsers(operations: &[Operation]) -> (TokenStream, BTreeMap<String, String>) {
+    let mut shared: BTreeMap<String, TokenStream> = BTreeMap::new();
+    for op in operations {
+        for (group, members) in group_members(op) {
+            shared.entry(group.to_owned()).or_insert(members);
+        }
+    }
+    let functions = shared.iter().map(|(group, members)| {
+        let name = group_parser_name(group);
+        let ty = model_path(group);
+        let description = doc(&format!(
+            "Parses the `{group}` parameter group, for every operation that declares it."
+        ));
+        quote! {
+            #description
+            #[allow(unused_variables)]
+            fn #name(path: &crate::runtime::PathParams, query: &crate::query::Query)
+                -> ::std::result::Result<#ty, crate::runtime::Rejection>
+            {
+                ::std::result::Result::Ok(#ty { #members })
+            }
+        }
+    });
+    let functions = quote!(#(#functions)*);
+    let shared = shared
+        .into_iter()
+        .map(|(group, members)| (group, members.to_string()))
+        .collect();
+    (functions, shared)
+}
+
+/// The request struct of one operation and its parser; `shared` holds the initialisers of each
+/// group's shared parser (from [`group_parsers`]).
+pub(super) fn request_type(op: &Operation, shared: &BTreeMap<String, String>) -> TokenStream {
     let (type_name, _) = type_names(op);
     let mut fields = Vec::new();
     let mut parsers = Vec::new();
-    // A parameter group is one field of its generated `courier_models` struct, parsed in place.
-    let mut group_parsers: std::collections::BTreeMap<&str, Vec<TokenStream>> = Default::default();
+    // A parameter group is one field of its generated `courier_models` struct, parsed by the
+    // group's shared parser.
     for group in op.groups() {
         let field = format_ident!("{}", crate::facts::setter_name(group));
         let ty = model_path(group);
@@ -22,38 +91,32 @@ pub(super) fn request_type(op: &Operation) -> TokenStream {
             "The `{group}` parameters (`x-courier-group` in the spec), shared with other operations."
         ));
         fields.push(quote!(#description pub #field: #ty,));
-        group_parsers.insert(group, Vec::new());
     }
-    for param in op.params.iter().filter(|p| p.alias_of.is_none()) {
+    for param in op
+        .params
+        .iter()
+        .filter(|p| p.alias_of.is_none() && p.group.is_none())
+    {
         let field = format_ident!("{}", param.name.to_snake_case());
-        let name = &param.name;
-        let aliases: Vec<&str> = op
-            .params
-            .iter()
-            .filter(|p| p.alias_of.as_deref() == Some(name.as_str()))
-            .map(|p| p.name.as_str())
-            .collect();
         let description = doc(&format!(
             "`{}` ({}): {}",
             param.name, param.location, param.description
         ));
-        let (ty, parse) = field_parser(param, &aliases);
-        match &param.group {
-            Some(group) => group_parsers
-                .get_mut(group.as_str())
-                .expect("every group was collected")
-                .push(quote!(#field: #parse,)),
-            None => {
-                fields.push(quote!(#description pub #field: #ty,));
-                parsers.push(quote!(#field: #parse,));
-            }
-        }
+        let (ty, parse) = field_parser(param, &aliases_of(op, &param.name));
+        fields.push(quote!(#description pub #field: #ty,));
+        parsers.push(quote!(#field: #parse,));
     }
+    let members = group_members(op);
     for group in op.groups() {
         let field = format_ident!("{}", crate::facts::setter_name(group));
-        let ty = model_path(group);
-        let members = &group_parsers[group];
-        parsers.push(quote!(#field: #ty { #(#members)* },));
+        let own = &members[group];
+        if shared.get(group) == Some(&own.to_string()) {
+            let parser = group_parser_name(group);
+            parsers.push(quote!(#field: #parser(path, query)?,));
+        } else {
+            let ty = model_path(group);
+            parsers.push(quote!(#field: #ty { #own },));
+        }
     }
     let query_keys: Vec<String> = op
         .params

@@ -64,16 +64,24 @@ fn check_rev(root: &Path, base: &Base) -> Result<(), DiffError> {
         .ok_or_else(|| DiffError(format!("{} is not a revision of this repository", base.rev)))
 }
 
+/// The options and the base revision of a command line (`None` on a first commit), or the exit
+/// code of a command line that does not parse (after the usage is printed).
+fn start(args: &[String]) -> Result<(Options, Option<Base>), ExitCode> {
+    let mut options = options(args).map_err(|e| {
+        eprintln!("error: {e}\n{USAGE}");
+        ExitCode::from(2)
+    })?;
+    let base = base(crate::workspace_root(), options.base.take());
+    Ok((options, base))
+}
+
 pub fn spec_diff(args: &[String]) -> ExitCode {
-    let options = match options(args) {
-        Ok(options) => options,
-        Err(e) => {
-            eprintln!("error: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let (options, base) = match start(args) {
+        Ok(started) => started,
+        Err(code) => return code,
     };
     let root = crate::workspace_root();
-    let Some(base) = base(root, options.base) else {
+    let Some(base) = base else {
         eprintln!("spec-diff: no base revision (first commit); nothing to compare");
         return ExitCode::SUCCESS;
     };
@@ -98,15 +106,12 @@ pub fn spec_diff(args: &[String]) -> ExitCode {
 }
 
 pub fn version_check(args: &[String]) -> ExitCode {
-    let options = match options(args) {
-        Ok(options) => options,
-        Err(e) => {
-            eprintln!("error: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
+    let base = match start(args) {
+        Ok((_, base)) => base,
+        Err(code) => return code,
     };
     let root = crate::workspace_root();
-    let Some(base) = base(root, options.base) else {
+    let Some(base) = base else {
         println!("version-check: first commit, no base to compare with");
         return ExitCode::SUCCESS;
     };

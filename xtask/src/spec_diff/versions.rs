@@ -188,23 +188,20 @@ mod tests {
 
     #[test]
     fn zero_x_breaking_bumps_the_minor_and_additive_the_patch() {
-        assert_eq!(
-            required_version(&v("0.1.3"), Class::Breaking),
-            Some(v("0.2.0"))
-        );
-        assert_eq!(
-            required_version(&v("0.1.3"), Class::Additive),
-            Some(v("0.1.4"))
-        );
-        assert_eq!(required_version(&v("0.1.3"), Class::None), None);
-        assert_eq!(
-            required_version(&v("1.4.2"), Class::Breaking),
-            Some(v("2.0.0"))
-        );
-        assert_eq!(
-            required_version(&v("1.4.2"), Class::Additive),
-            Some(v("1.5.0"))
-        );
+        let cases = [
+            ("0.1.3", Class::Breaking, Some("0.2.0")),
+            ("0.1.3", Class::Additive, Some("0.1.4")),
+            ("0.1.3", Class::None, None),
+            ("1.4.2", Class::Breaking, Some("2.0.0")),
+            ("1.4.2", Class::Additive, Some("1.5.0")),
+        ];
+        for (current, class, required) in cases {
+            assert_eq!(
+                required_version(&v(current), class),
+                required.map(v),
+                "{current} {class:?}"
+            );
+        }
     }
 
     fn report(models: Class, client: Class, server: Class) -> Report {

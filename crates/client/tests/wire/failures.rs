@@ -10,13 +10,8 @@ async fn a_documented_404_is_an_error_response_with_status_and_message() {
     let client = server.messaging();
 
     // `send_raw()` keeps progenitor's error type for callers who want the raw response.
-    let error = client
-        .get_workflow_dlq()
-        .dlq_id("missing")
-        .send_raw()
-        .await
-        .expect_err("404 is an error");
-    match error {
+    let raw = client.get_workflow_dlq().dlq_id("missing").send_raw();
+    match raw.await.expect_err("404 is an error") {
         Error::ErrorResponse(response) => {
             assert_eq!(response.status().as_u16(), 404);
             assert_eq!(response.into_inner().error, "no such dlqId");
@@ -24,14 +19,9 @@ async fn a_documented_404_is_an_error_response_with_status_and_message() {
         other => panic!("expected ErrorResponse, got {other:?}"),
     }
 
-    let error = client
-        .delete_dlq_message()
-        .dlq_id("missing")
-        .send()
-        .await
-        .expect_err("404 is an error");
+    let sent = client.delete_dlq_message().dlq_id("missing").send();
     // `send()` yields the one error type directly (annoyance 2: no conversion needed).
-    let courier: CourierError = error;
+    let courier: CourierError = sent.await.expect_err("404 is an error");
     assert_eq!(courier.to_string(), "404 Not Found: no such dlqId");
     assert_eq!(courier.status, Some(404));
     assert_eq!(courier.message, "no such dlqId");
@@ -85,13 +75,18 @@ fn fast_retrying_management(server: &RecordingServer) -> management::Client {
         .expect("client builds")
 }
 
+/// A server that answers 503 once, then `body`: what a retry would get.
+async fn busy_once(body: Value) -> RecordingServer {
+    RecordingServer::start(vec![
+        Reply::json(503, json!({"error": "busy"})),
+        Reply::json(200, body),
+    ])
+    .await
+}
+
 #[tokio::test]
 async fn an_idempotent_request_is_resent_identically_after_a_503() {
-    let server = RecordingServer::start(vec![
-        Reply::json(503, json!({"error": "busy"})),
-        Reply::json(200, search_index_json()),
-    ])
-    .await;
+    let server = busy_once(search_index_json()).await;
 
     let index = fast_retrying_management(&server)
         .get_search_index()
@@ -113,11 +108,7 @@ async fn an_idempotent_request_is_resent_identically_after_a_503() {
 
 #[tokio::test]
 async fn rotation_is_never_retried() {
-    let server = RecordingServer::start(vec![
-        Reply::json(503, json!({"error": "busy"})),
-        Reply::json(200, account_json()),
-    ])
-    .await;
+    let server = busy_once(account_json()).await;
 
     let error = fast_retrying_management(&server)
         .rotate_token()

@@ -3,8 +3,8 @@
 //! decoded (success bodies, documented errors, undocumented statuses).
 
 use courier_client::models::{
-    AccountState, FailedWorkflowRun, FailureFunctionState, IndexRegion, IndexType, PlanType,
-    ReservedPlanType, StatsPeriod,
+    AccountState, FailureFunctionState, IndexRegion, IndexType, PlanType, ReservedPlanType,
+    StatsPeriod,
 };
 use courier_client::{CourierError, Error, ResponseValue, RetryPolicy, management, messaging};
 use serde_json::{Value, json};

@@ -164,6 +164,23 @@ where
     (response, request)
 }
 
+/// [`exchange`] answered by the canned JSON `canned` (a 200): the decoded answer, which must
+/// serialise back to `canned` exactly, and the request.
+pub async fn round_trip<C, T, Fut>(
+    canned: Value,
+    credentials: Credentials<C>,
+    call: impl FnOnce(C) -> Fut,
+) -> (T, Recorded)
+where
+    T: serde::Serialize,
+    Fut: Future<Output = Result<ResponseValue<T>, CourierError>>,
+{
+    let (response, request) = exchange(Reply::json(200, canned.clone()), credentials, call).await;
+    let decoded = response.into_inner();
+    assert_round_trip(&decoded, &canned);
+    (decoded, request)
+}
+
 /// One request through a client, its successful answer dropped, so that calls of different
 /// operations fit in one list.
 pub type Call<'a> = Pin<Box<dyn Future<Output = Result<(), CourierError>> + 'a>>;

@@ -86,6 +86,18 @@ pub fn tables(text: &str) -> Vec<Table> {
     out
 }
 
+/// The tables of `text` with a `Type` column and a `name` column, with the indexes of the two.
+pub(super) fn typed_tables(text: &str, name: &str) -> Vec<(Table, usize, usize)> {
+    tables(text)
+        .into_iter()
+        .filter_map(|table| {
+            let name_col = table.column(&[name])?;
+            let type_col = table.column(&["Type"])?;
+            Some((table, name_col, type_col))
+        })
+        .collect()
+}
+
 /// Splits at `sep` where no parenthesis is open.
 pub(super) fn split_top(text: &str, sep: &str) -> Vec<String> {
     let mut parts = Vec::new();

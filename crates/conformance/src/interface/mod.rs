@@ -122,7 +122,7 @@ pub struct ErrorDoc {
 mod markdown;
 
 pub use markdown::{Table, named_fields, part, sections, tables};
-use markdown::{is_identifier, prose_groups, push_group};
+use markdown::{is_identifier, prose_groups, push_group, typed_tables};
 
 /// The sections of part 2 with their field lists.
 pub fn parse_shapes(md: &str) -> Result<Vec<ShapeSection>, String> {
@@ -130,12 +130,7 @@ pub fn parse_shapes(md: &str) -> Result<Vec<ShapeSection>, String> {
     let mut out = Vec::new();
     for (number, title, body) in sections(&part2) {
         let mut groups = Vec::new();
-        for table in tables(&body) {
-            let (Some(name_col), Some(type_col)) =
-                (table.column(&["Field"]), table.column(&["Type"]))
-            else {
-                continue;
-            };
+        for (table, name_col, type_col) in typed_tables(&body, "Field") {
             let required_col = table.column(&["Required"]);
             let meaning_col = table.column(&["Meaning"]);
             let mut fields = Vec::new();
@@ -194,12 +189,7 @@ pub fn parse_operations(md: &str) -> Result<Vec<OperationDoc>, String> {
             return Err(format!("section {number} {title}: no `METHOD /path` found"));
         };
         let mut table_params = Vec::new();
-        for table in tables(&body) {
-            let (Some(name_col), Some(type_col)) =
-                (table.column(&["Name"]), table.column(&["Type"]))
-            else {
-                continue;
-            };
+        for (table, name_col, type_col) in typed_tables(&body, "Name") {
             for row in &table.rows {
                 let ty = row.get(type_col).cloned().unwrap_or_default();
                 for name in row

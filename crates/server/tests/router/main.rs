@@ -232,6 +232,35 @@ impl MessagingApi for InMemory {
     }
 }
 
+/// The one search index the fake has, `idx-1`, of `customer`.
+fn search_index(customer: String) -> SearchIndex {
+    SearchIndex {
+        creation_time: 1_700_000_000,
+        customer_id: customer,
+        endpoint: "https://idx.example".into(),
+        hosting_email: String::new(),
+        id: "0f8b1a5e-9d7c-4f57-8d7e-4d2b3b1c0a11"
+            .parse()
+            .expect("uuid"),
+        input_enrichment_enabled: false,
+        max_daily_queries: -1,
+        max_daily_updates: -1,
+        max_monthly_bandwidth: -1,
+        max_monthly_reranks: -1,
+        max_query_per_second: 1000,
+        max_reads_per_request: 1000,
+        max_vector_count: 10_000,
+        max_writes_per_request: 1000,
+        max_writes_per_second: 1000,
+        name: "products".into(),
+        read_only_token: "ro".into(),
+        region: IndexRegion::EuWest1,
+        throughput_vector: points(3),
+        token: "rw".into(),
+        type_: IndexType::Payg,
+    }
+}
+
 impl ManagementApi for InMemory {
     type Principal = String;
 
@@ -251,34 +280,10 @@ impl ManagementApi for InMemory {
         customer: String,
         request: GetSearchIndexRequest,
     ) -> GetSearchIndexResponse {
-        if request.id != "idx-1" {
-            return GetSearchIndexResponse::NotFound(error_body("no such index"));
+        match request.id.as_str() {
+            "idx-1" => GetSearchIndexResponse::Ok(search_index(customer)),
+            _ => GetSearchIndexResponse::NotFound(error_body("no such index")),
         }
-        GetSearchIndexResponse::Ok(SearchIndex {
-            creation_time: 1_700_000_000,
-            customer_id: customer,
-            endpoint: "https://idx.example".into(),
-            hosting_email: String::new(),
-            id: "0f8b1a5e-9d7c-4f57-8d7e-4d2b3b1c0a11"
-                .parse()
-                .expect("uuid"),
-            input_enrichment_enabled: false,
-            max_daily_queries: -1,
-            max_daily_updates: -1,
-            max_monthly_bandwidth: -1,
-            max_monthly_reranks: -1,
-            max_query_per_second: 1000,
-            max_reads_per_request: 1000,
-            max_vector_count: 10_000,
-            max_writes_per_request: 1000,
-            max_writes_per_second: 1000,
-            name: "products".into(),
-            read_only_token: "ro".into(),
-            region: IndexRegion::EuWest1,
-            throughput_vector: points(3),
-            token: "rw".into(),
-            type_: IndexType::Payg,
-        })
     }
 
     async fn get_search_index_stats(

@@ -167,31 +167,18 @@ async fn every_management_operation_and_its_errors() {
         (index.customer_id.as_str(), index.type_),
         (CUSTOMER, IndexType::Payg)
     );
+    let stats_of = |id: &str| client.get_search_index_stats().id(id);
     let stats = ok(
-        "stats",
-        client
-            .get_search_index_stats()
-            .id("idx-1")
-            .period(StatsPeriod::ThirtyDays)
-            .send(),
+        "30d",
+        stats_of("idx-1").period(StatsPeriod::ThirtyDays).send(),
     )
     .await;
     assert_eq!(stats.query_throughput.len(), 240);
-    let stats = ok(
-        "default period",
-        client.get_search_index_stats().id("idx-1").send(),
-    )
-    .await;
+    let stats = ok("default period", stats_of("idx-1").send()).await;
     assert_eq!(stats.query_throughput.len(), 60);
 
-    let account_stats = ok(
-        "account stats",
-        client
-            .get_account_stats()
-            .period(StatsPeriod::OneHour)
-            .send(),
-    )
-    .await;
+    let hourly = client.get_account_stats().period(StatsPeriod::OneHour);
+    let account_stats = ok("account stats", hourly.send()).await;
     assert_eq!(account_stats.dlq_message_count, 2);
 
     let rotated = ok("rotate", client.rotate_token().send()).await;
@@ -207,7 +194,7 @@ async fn every_management_operation_and_its_errors() {
     expect_errors(vec![
         (
             "stats of an unknown index",
-            call(client.get_search_index_stats().id("nope").send()),
+            call(stats_of("nope").send()),
             404,
             Says::Anything,
         ),

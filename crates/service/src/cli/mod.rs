@@ -13,6 +13,7 @@ mod stats;
 use connection::CommonArgs;
 use exit::Failure;
 use output::colour_for;
+use resources::{IndexCommand, TopicsCommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -64,14 +65,14 @@ pub enum ClientCommand {
         #[command(flatten)]
         common: CommonArgs,
         #[command(subcommand)]
-        command: resources::TopicsCommand,
+        command: TopicsCommand,
     },
     /// Search indexes (management interface).
     Index {
         #[command(flatten)]
         common: CommonArgs,
         #[command(subcommand)]
-        command: resources::IndexCommand,
+        command: IndexCommand,
     },
     /// Account and index statistics (management interface).
     Stats {
@@ -97,17 +98,24 @@ async fn execute(command: ClientCommand) -> Result<(), Failure> {
         ClientCommand::Runs { common, command } => {
             resources::runs(&common.messaging()?, command, &mut common.output()).await
         }
-        ClientCommand::Topics { common, command } => {
-            resources::topics(&common.messaging()?, command, &mut common.output()).await
-        }
-        ClientCommand::Index { common, command } => {
-            resources::index(&common.management()?, command, &mut common.output()).await
-        }
         ClientCommand::Stats { common, command } => {
             stats::run(&common.management()?, command, &mut common.output()).await
         }
         ClientCommand::Token { common, command } => {
             resources::token(&common.management()?, command, &mut common.output()).await
+        }
+        // `topics get` and `index get`: one request, its answer printed.
+        ClientCommand::Topics { common, command } => {
+            let TopicsCommand::Get { name } = command;
+            let client = common.messaging()?;
+            let group = client.get_url_group().url_group_name(name).send().await?;
+            common.output().show(&group.into_inner())
+        }
+        ClientCommand::Index { common, command } => {
+            let IndexCommand::Get { id } = command;
+            let client = common.management()?;
+            let index = client.get_search_index().id(id).send().await?;
+            common.output().show(&index.into_inner())
         }
     }
 }

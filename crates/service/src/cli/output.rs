@@ -148,6 +148,13 @@ impl Output {
             OutputFormat::Json | OutputFormat::Ndjson => self.json_line(value),
         }
     }
+
+    /// Writes one object (see [`Output::object`]) and flushes: the whole output of a command
+    /// that answers with one object.
+    pub fn show(&mut self, value: &impl Serialize) -> Result<(), Failure> {
+        self.object(value)?;
+        self.flush()
+    }
 }
 
 /// Fields holding Unix milliseconds, shown with their UTC date.

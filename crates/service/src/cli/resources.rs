@@ -1,4 +1,5 @@
-//! `courier runs cancel`, `courier topics get`, `courier index get`, `courier token rotate`.
+//! `courier runs cancel`, `courier token rotate`, and the arguments of `courier topics get` and
+//! `courier index get` (each one request, sent where the commands are dispatched).
 
 use super::exit::{Failure, exit_for};
 use super::output::{Output, OutputFormat};
@@ -51,20 +52,14 @@ pub enum TokenCommand {
 
 pub async fn runs(
     client: &messaging::Client,
-    command: RunsCommand,
+    RunsCommand::Cancel { run_ids }: RunsCommand,
     output: &mut Output,
 ) -> Result<(), Failure> {
-    let RunsCommand::Cancel { run_ids } = command;
-    one_by_one(
-        run_ids,
-        ("workflowRunId", "cancelled"),
-        output,
-        |id| async move {
-            let sent = client.cancel_workflow_run().workflow_run_id(id).send();
-            sent.await.map(drop)
-        },
-    )
-    .await
+    let cancel = |id| async move {
+        let sent = client.cancel_workflow_run().workflow_run_id(id).send();
+        sent.await.map(drop)
+    };
+    one_by_one(run_ids, ("workflowRunId", "cancelled"), output, cancel).await
 }
 
 /// Sends one request per id (cancel a run, delete an entry), going on past failures: each
@@ -107,39 +102,15 @@ where
     }
 }
 
-pub async fn topics(
-    client: &messaging::Client,
-    command: TopicsCommand,
-    output: &mut Output,
-) -> Result<(), Failure> {
-    let TopicsCommand::Get { name } = command;
-    let group = client.get_url_group().url_group_name(name).send().await?;
-    output.object(&group.into_inner())?;
-    output.flush()
-}
-
-pub async fn index(
-    client: &management::Client,
-    command: IndexCommand,
-    output: &mut Output,
-) -> Result<(), Failure> {
-    let IndexCommand::Get { id } = command;
-    let index = client.get_search_index().id(id).send().await?;
-    output.object(&index.into_inner())?;
-    output.flush()
-}
-
 pub async fn token(
     client: &management::Client,
-    command: TokenCommand,
+    TokenCommand::Rotate { yes }: TokenCommand,
     output: &mut Output,
 ) -> Result<(), Failure> {
-    let TokenCommand::Rotate { yes } = command;
     confirm(
         "Replace the messaging token and password? Every client using the current token stops working.",
         yes,
     )?;
     let account = client.rotate_token().send().await?;
-    output.object(&account.into_inner())?;
-    output.flush()
+    output.show(&account.into_inner())
 }

@@ -33,6 +33,42 @@ pub enum StoreError {
 /// `label` matches any of an entry's `labels` or its deprecated `label`.
 pub use courier_models::DlqFilter;
 
+/// Which matching entries a list page or a bulk change takes: those matching `filter` and
+/// created at or after `min_created_at` (retention), after the id `after` in id order, at
+/// most `limit`.
+#[derive(Clone, Copy, Debug)]
+pub struct PageQuery<'a> {
+    pub filter: &'a DlqFilter,
+    pub after: Option<&'a str>,
+    pub limit: usize,
+    pub min_created_at: i64,
+}
+
+impl<'a> PageQuery<'a> {
+    /// The first `limit` entries matching `filter`, with no retention floor.
+    pub fn first(filter: &'a DlqFilter, limit: usize) -> PageQuery<'a> {
+        PageQuery {
+            filter,
+            after: None,
+            limit,
+            min_created_at: 0,
+        }
+    }
+
+    /// Only the entries after the id `after` (none: from the first).
+    pub fn after(self, after: Option<&'a str>) -> Self {
+        PageQuery { after, ..self }
+    }
+
+    /// Only the entries created at or after `min_created_at` (the retention floor).
+    pub fn retained_from(self, min_created_at: i64) -> Self {
+        PageQuery {
+            min_created_at,
+            ..self
+        }
+    }
+}
+
 /// One page of a keyset scan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Page {
@@ -161,37 +197,22 @@ pub trait Store: Send + Sync + 'static {
         dlq_id: &str,
         min_created_at: i64,
     ) -> Result<Option<FailedWorkflowRun>, StoreError>;
-    /// Matching entries after `after` in `dlqId` order, at most `limit`.
-    fn list_dlq(
-        &self,
-        filter: &DlqFilter,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
-    ) -> Result<Page, StoreError>;
+    /// The entries `query` takes, in `dlqId` order.
+    fn list_dlq(&self, query: PageQuery<'_>) -> Result<Page, StoreError>;
     /// [`Store::get_dlq`] as the entry's stored JSON: the full shape (section 2.2), exactly
     /// what serde writes for the `FailedWorkflowRun`.
     fn get_dlq_json(&self, dlq_id: &str, min_created_at: i64)
     -> Result<Option<String>, StoreError>;
     /// [`Store::list_dlq`] as each entry's stored list-shape JSON (see [`JsonPage`]).
-    fn list_dlq_json(
-        &self,
-        filter: &DlqFilter,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
-    ) -> Result<JsonPage, StoreError>;
+    fn list_dlq_json(&self, query: PageQuery<'_>) -> Result<JsonPage, StoreError>;
     /// Deletes these ids (unknown ones, and ones created before `min_created_at`, skipped) in one
     /// transaction; returns how many went.
     fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError>;
-    /// Deletes up to `limit` matching entries after `after` in one transaction; returns the
-    /// count and, when more may match, the last id deleted.
+    /// Deletes the entries `query` takes in one transaction; returns the count and, when more
+    /// may match, the last id deleted.
     fn delete_dlq_matching(
         &self,
-        filter: &DlqFilter,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
+        query: PageQuery<'_>,
     ) -> Result<(u64, Option<String>), StoreError>;
     /// Deletes one entry; false when there was none created at or after `min_created_at`.
     fn delete_dlq_one(&self, dlq_id: &str, min_created_at: i64) -> Result<bool, StoreError>;
@@ -222,17 +243,14 @@ pub trait Store: Send + Sync + 'static {
     /// Cancels these runs (as [`Store::cancel_run`], unknown ones skipped) in one transaction;
     /// returns how many were cancelled.
     fn cancel_runs(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError>;
-    /// Cancels up to `limit` runs matching `filter` after `after` (run id order) in one
+    /// Cancels the runs `query` takes (by run id: `after` and `limit` count runs) in one
     /// transaction: `workflow_url` as a prefix when `url_prefix`, run attributes on the run,
     /// entry filters on its live DLQ entries. Returns the count and, when more may match, the
     /// last run id taken.
     fn cancel_runs_matching(
         &self,
-        filter: &DlqFilter,
+        query: PageQuery<'_>,
         url_prefix: bool,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
     ) -> Result<(u64, Option<String>), StoreError>;
 
     /// Creates or replaces a URL group, keeping `createdAt` on replace.

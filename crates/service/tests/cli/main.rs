@@ -68,7 +68,22 @@ impl Ran {
 
     /// Asserts success and returns self, showing stderr otherwise.
     fn ok(self) -> Ran {
-        assert_eq!(self.code, 0, "stderr: {}", self.stderr);
+        self.exits(0)
+    }
+
+    /// Asserts the exit code and returns self, showing stderr otherwise.
+    fn exits(self, code: i32) -> Ran {
+        assert_eq!(self.code, code, "stderr: {}", self.stderr);
+        self
+    }
+
+    /// Asserts that stderr contains `text` and returns self.
+    fn says(self, text: &str) -> Ran {
+        assert!(
+            self.stderr.contains(text),
+            "{text:?} not in stderr: {}",
+            self.stderr
+        );
         self
     }
 }

@@ -53,13 +53,9 @@ async fn stats_in_every_format_with_sparklines_in_the_table() {
         .stdout;
     assert!(table.contains("query_latency_99"), "{table}");
 
-    let bad = run(&service, &["stats", "account", "--period", "2h"]);
-    assert_eq!(bad.code, 2);
-    assert!(
-        bad.stderr.contains("30d"),
-        "names the allowed periods: {}",
-        bad.stderr
-    );
+    run(&service, &["stats", "account", "--period", "2h"])
+        .exits(2)
+        .says("30d");
 }
 
 #[tokio::test]
@@ -77,13 +73,9 @@ async fn token_rotate_asks_first_and_a_wrong_token_exits_3_with_the_api_message(
 
     let (status, error) = api(&service, "/v2/workflows/dlq").await;
     assert_eq!(status, 401);
-    let refused = run(&service, &["dlq", "list"]);
-    assert_eq!(refused.code, 3, "{}", refused.stderr);
-    assert!(
-        refused.stderr.contains(error["error"].as_str().unwrap()),
-        "the API's message as is: {}",
-        refused.stderr
-    );
+    run(&service, &["dlq", "list"])
+        .exits(3)
+        .says(error["error"].as_str().unwrap());
     let listed =
         ran(courier(&service, &["dlq", "list", "--limit", "1"])
             .env("COURIER_SERVICE_TOKEN", new_token))
@@ -136,24 +128,16 @@ async fn flags_override_the_environment_and_missing_settings_have_their_own_code
         .env("COURIER_MANAGEMENT_URL", &service.base))
     .ok();
 
-    let no_token = ran(courier(&service, &["dlq", "list"]).env_remove("COURIER_SERVICE_TOKEN"));
-    assert_eq!(no_token.code, 3, "{}", no_token.stderr);
-    assert!(
-        no_token.stderr.contains("COURIER_SERVICE_TOKEN"),
-        "{}",
-        no_token.stderr
-    );
+    ran(courier(&service, &["dlq", "list"]).env_remove("COURIER_SERVICE_TOKEN"))
+        .exits(3)
+        .says("COURIER_SERVICE_TOKEN");
     let no_key =
         ran(courier(&service, &["index", "get", DEMO_INDEX_ID])
             .env_remove("COURIER_MANAGEMENT_KEY"));
     assert_eq!(no_key.code, 3, "{}", no_key.stderr);
-    let no_address = ran(courier(&service, &["dlq", "list"]).env_remove("COURIER_BASE_URL"));
-    assert_eq!(no_address.code, 2, "{}", no_address.stderr);
-    assert!(
-        no_address.stderr.contains("COURIER_BASE_URL"),
-        "{}",
-        no_address.stderr
-    );
+    ran(courier(&service, &["dlq", "list"]).env_remove("COURIER_BASE_URL"))
+        .exits(2)
+        .says("COURIER_BASE_URL");
     let unreachable =
         ran(courier(&service, &["dlq", "list", "--retries", "0"]).env("COURIER_BASE_URL", dead));
     assert_eq!(unreachable.code, 6, "{}", unreachable.stderr);
@@ -198,16 +182,12 @@ async fn rate_limits_are_waited_out_and_exit_5_when_retries_run_out() {
         .expect("admin");
     assert_eq!(limited.status(), 200);
     // 300 requests at one a second: without retries one of them is refused.
-    let refused = run(
+    run(
         &service,
         &["dlq", "list", "--all", "--page-size", "1", "--retries", "0"],
-    );
-    assert_eq!(refused.code, 5, "{}", refused.stderr);
-    assert!(
-        refused.stderr.contains("max_requests_per_second"),
-        "{}",
-        refused.stderr
-    );
+    )
+    .exits(5)
+    .says("max_requests_per_second");
     // The client's policy honours Retry-After, so a few pages at one a second all arrive.
     let waited = run(
         &service,
@@ -277,25 +257,22 @@ async fn ctrl_c_stops_between_pages_and_prints_the_cursor_to_resume_with() {
 
 #[test]
 fn help_documents_examples_and_exit_codes_and_completions_cover_every_command() {
-    let help = Command::new(env!("CARGO_BIN_EXE_courier"))
-        .arg("--help")
-        .output()
-        .expect("help");
-    let help = String::from_utf8(help.stdout).expect("utf-8");
-    for expected in [
+    // What `courier <args>` prints, on success.
+    let printed = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_courier"))
+            .args(args)
+            .output()
+            .expect("courier runs");
+        assert!(output.status.success(), "courier {args:?}");
+        String::from_utf8(output.stdout).expect("utf-8")
+    };
+    let help = [
         "Exit codes",
         "courier dlq purge --label beta --yes",
         "130",
         "rate limited",
-    ] {
-        assert!(help.contains(expected), "{expected} missing: {help}");
-    }
-    let list_help = Command::new(env!("CARGO_BIN_EXE_courier"))
-        .args(["dlq", "list", "--help"])
-        .output()
-        .expect("help");
-    let list_help = String::from_utf8(list_help.stdout).expect("utf-8");
-    for flag in [
+    ];
+    let list_help = [
         "--from-date",
         "--to-date",
         "--workflow-url",
@@ -310,18 +287,22 @@ fn help_documents_examples_and_exit_codes_and_completions_cover_every_command() 
         "--cursor",
         "COURIER_SERVICE_TOKEN",
         "Examples:",
-    ] {
-        assert!(list_help.contains(flag), "{flag} missing: {list_help}");
-    }
-    for shell in ["bash", "zsh", "fish"] {
-        let script = Command::new(env!("CARGO_BIN_EXE_courier"))
-            .args(["completions", shell])
-            .output()
-            .expect("completions");
-        assert!(script.status.success());
-        let script = String::from_utf8(script.stdout).expect("utf-8");
-        for word in ["purge", "cancel", "rotate", "failure-function-state"] {
-            assert!(script.contains(word), "{shell} completion lacks {word}");
+    ];
+    let completion = ["purge", "cancel", "rotate", "failure-function-state"];
+    let cases: [(&[&str], &[&str]); 5] = [
+        (&["--help"], &help),
+        (&["dlq", "list", "--help"], &list_help),
+        (&["completions", "bash"], &completion),
+        (&["completions", "zsh"], &completion),
+        (&["completions", "fish"], &completion),
+    ];
+    for (args, expected) in cases {
+        let text = printed(args);
+        for word in expected {
+            assert!(
+                text.contains(word),
+                "`courier {args:?}` lacks {word}: {text}"
+            );
         }
     }
 }

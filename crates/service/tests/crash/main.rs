@@ -93,6 +93,24 @@ impl Server {
         &self.0.base
     }
 
+    /// `GET /v2/svc/stats` with the management key `key`: status and body.
+    async fn account_stats(&self, key: &str) -> (u16, Value) {
+        let request = client().get(format!("{}/v2/svc/stats", self.base()));
+        send_json(request.basic_auth(CUSTOMER_ID, Some(key))).await
+    }
+
+    /// Asserts that the account statistics (read with the management key) count `listed`
+    /// entries, the total the list operation returns.
+    async fn assert_dlq_count(&self, listed: usize, when: &str) {
+        let (status, stats) = self.account_stats(MANAGEMENT_KEY).await;
+        assert_eq!(status, 200, "{when}: {stats}");
+        assert_eq!(
+            stats["dlq_message_count"].as_u64(),
+            Some(listed as u64),
+            "{when}: dlq_message_count equals the listed total"
+        );
+    }
+
     /// SIGKILL, and wait until the process is gone (so its files are closed).
     fn crash(mut self) {
         self.0.signal("-KILL");
@@ -193,34 +211,18 @@ async fn crash_and_check(
 
     // Credentials: the live token (the rotated one, if rotated) and the management key work;
     // a token replaced before the crash stays replaced.
-    let client = client();
     if scenario.rotate {
         let (status, body) = send_json(
-            client
+            client()
                 .get(format!("{}/v2/workflows/dlq?count=1", server.base()))
                 .bearer_auth(SERVICE_TOKEN),
         )
         .await;
         assert_eq!(status, 401, "the token replaced before the crash: {body}");
     }
-    let (status, stats) = send_json(
-        client
-            .get(format!("{}/v2/svc/stats", server.base()))
-            .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY)),
-    )
-    .await;
-    assert_eq!(status, 200, "the management key after restart: {stats}");
-    assert_eq!(
-        stats["dlq_message_count"].as_u64(),
-        Some(listed.len() as u64),
-        "dlq_message_count equals the listed total"
-    );
-    let (status, body) = send_json(
-        client
-            .get(format!("{}/v2/svc/stats", server.base()))
-            .basic_auth(CUSTOMER_ID, Some("not-the-key")),
-    )
-    .await;
+    // The management key works after the restart.
+    server.assert_dlq_count(listed.len(), "after restart").await;
+    let (status, body) = server.account_stats("not-the-key").await;
     assert_eq!(status, 401, "a wrong management key: {body}");
 
     // Every entry ever inserted, with what must have become of it.
@@ -347,18 +349,9 @@ async fn crash_and_check(
         listed.len(),
         relisted.len()
     );
-    let (status, stats) = send_json(
-        client
-            .get(format!("{}/v2/svc/stats", server.base()))
-            .basic_auth(CUSTOMER_ID, Some(MANAGEMENT_KEY)),
-    )
-    .await;
-    assert_eq!(status, 200, "{stats}");
-    assert_eq!(
-        stats["dlq_message_count"].as_u64(),
-        Some(relisted.len() as u64),
-        "dlq_message_count equals the listed total once everything is reclaimed"
-    );
+    server
+        .assert_dlq_count(relisted.len(), "once everything is reclaimed")
+        .await;
     drop(server);
     eprintln!(
         "crash: {:?} (rotated: {}) killed after {} ms: {} delete pages acknowledged ({} deleted, \

@@ -51,7 +51,7 @@ fn a_fully_populated_entry_reads_back_field_for_field() {
     );
     let page = f
         .store
-        .list_dlq(&DlqFilter::default(), None, 10, 0)
+        .list_dlq(PageQuery::first(&DlqFilter::default(), 10))
         .expect("list");
     assert_eq!(page.entries, vec![full.clone()]);
     assert_eq!(page.next_after, None);

@@ -77,154 +77,76 @@ fn matches(filter: &DlqFilter, e: &FailedWorkflowRun) -> bool {
 }
 
 fn filters() -> Vec<(&'static str, DlqFilter)> {
-    let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
-    let none = DlqFilter::default();
+    use FailureFunctionState::{
+        CallbackCanceled, CallbackFail, CallbackInprogress, CallbackSuccess,
+    };
     vec![
-        ("none", none.clone()),
+        ("none", DlqFilter::new()),
         // Both bounds are exact createdAt values: inclusive on both ends.
         (
             "date range",
-            DlqFilter {
-                from_date: Some(10_500),
-                to_date: Some(11_000),
-                ..none.clone()
-            },
+            DlqFilter::new().from_date(10_500).to_date(11_000),
         ),
-        (
-            "from only",
-            DlqFilter {
-                from_date: Some(12_300),
-                ..none.clone()
-            },
-        ),
-        (
-            "to only",
-            DlqFilter {
-                to_date: Some(10_000),
-                ..none.clone()
-            },
-        ),
+        ("from only", DlqFilter::new().from_date(12_300)),
+        ("to only", DlqFilter::new().to_date(10_000)),
         (
             "one url",
-            DlqFilter {
-                workflow_url: s(&["https://b.example/wf"]),
-                ..none.clone()
-            },
+            DlqFilter::new().workflow_url("https://b.example/wf"),
         ),
         (
             "two urls",
-            DlqFilter {
-                workflow_url: s(&["https://a.example/wf", "https://c.example/wf"]),
-                ..none.clone()
-            },
+            DlqFilter::new().workflow_urls(["https://a.example/wf", "https://c.example/wf"]),
         ),
-        (
-            "run id",
-            DlqFilter {
-                workflow_run_id: Some("wfr_7".into()),
-                ..none.clone()
-            },
-        ),
+        ("run id", DlqFilter::new().workflow_run_id("wfr_7")),
         (
             "run created at",
-            DlqFilter {
-                workflow_created_at: Some(5_003),
-                ..none.clone()
-            },
+            DlqFilter::new().workflow_created_at(5_003),
         ),
-        (
-            "one label",
-            DlqFilter {
-                label: s(&["red"]),
-                ..none.clone()
-            },
-        ),
-        (
-            "two labels",
-            DlqFilter {
-                label: s(&["green", "gold"]),
-                ..none.clone()
-            },
-        ),
-        (
-            "unknown label",
-            DlqFilter {
-                label: s(&["mauve"]),
-                ..none.clone()
-            },
-        ),
+        ("one label", DlqFilter::new().label("red")),
+        ("two labels", DlqFilter::new().labels(["green", "gold"])),
+        ("unknown label", DlqFilter::new().label("mauve")),
         (
             "one state",
-            DlqFilter {
-                failure_function_state: vec![FailureFunctionState::CallbackFail],
-                ..none.clone()
-            },
+            DlqFilter::new().failure_function_state(CallbackFail),
         ),
         (
             "two states",
-            DlqFilter {
-                failure_function_state: vec![
-                    FailureFunctionState::CallbackSuccess,
-                    FailureFunctionState::CallbackCanceled,
-                ],
-                ..none.clone()
-            },
+            DlqFilter::new().failure_function_states([CallbackSuccess, CallbackCanceled]),
         ),
         (
             "caller ips",
-            DlqFilter {
-                caller_ip: s(&["192.0.2.1", "2001:db8::1"]),
-                ..none.clone()
-            },
+            DlqFilter::new().caller_ips(["192.0.2.1", "2001:db8::1"]),
         ),
-        (
-            "flow key",
-            DlqFilter {
-                flow_control_key: s(&["tenant-b"]),
-                ..none.clone()
-            },
-        ),
+        ("flow key", DlqFilter::new().flow_control_key("tenant-b")),
         (
             "everything at once",
-            DlqFilter {
-                from_date: Some(10_100),
-                to_date: Some(12_200),
-                workflow_url: s(&["https://a.example/wf", "https://b.example/wf"]),
-                label: s(&["red", "blue"]),
-                failure_function_state: vec![
-                    FailureFunctionState::CallbackInprogress,
-                    FailureFunctionState::CallbackFail,
-                    FailureFunctionState::CallbackSuccess,
-                ],
-                caller_ip: s(&["192.0.2.1", "192.0.2.2"]),
-                flow_control_key: s(&["tenant-a", "tenant-b"]),
-                ..none.clone()
-            },
+            DlqFilter::new()
+                .from_date(10_100)
+                .to_date(12_200)
+                .workflow_urls(["https://a.example/wf", "https://b.example/wf"])
+                .labels(["red", "blue"])
+                .failure_function_states([CallbackInprogress, CallbackFail, CallbackSuccess])
+                .caller_ips(["192.0.2.1", "192.0.2.2"])
+                .flow_control_keys(["tenant-a", "tenant-b"]),
         ),
         (
             "labels and run id",
-            DlqFilter {
-                workflow_run_id: Some("wfr_1".into()),
-                label: s(&["red", "green"]),
-                ..none.clone()
-            },
+            DlqFilter::new()
+                .workflow_run_id("wfr_1")
+                .labels(["red", "green"]),
         ),
         (
             "labels and date and key",
-            DlqFilter {
-                from_date: Some(10_400),
-                label: s(&["gold", "blue", "red"]),
-                flow_control_key: s(&["tenant-a"]),
-                ..none.clone()
-            },
+            DlqFilter::new()
+                .from_date(10_400)
+                .labels(["gold", "blue", "red"])
+                .flow_control_key("tenant-a"),
         ),
         (
             "state and run created at",
-            DlqFilter {
-                workflow_created_at: Some(5_002),
-                failure_function_state: vec![FailureFunctionState::CallbackFail],
-                ..none.clone()
-            },
+            DlqFilter::new()
+                .workflow_created_at(5_002)
+                .failure_function_state(CallbackFail),
         ),
     ]
 }
@@ -253,7 +175,10 @@ fn every_filter_alone_and_combined_matches_its_definition() {
             );
         }
         // One page, and small pages (which exercise the cursor on every filter path).
-        let page = f.store.list_dlq(&filter, None, 1000, 0).expect("list");
+        let page = f
+            .store
+            .list_dlq(PageQuery::first(&filter, 1000))
+            .expect("list");
         assert_eq!(ids(&page.entries), expected, "{name}");
         assert_eq!(
             list_all(&f.store, &filter, 7, 0),
@@ -264,16 +189,14 @@ fn every_filter_alone_and_combined_matches_its_definition() {
     // The inclusive bounds really are hit by the date filter.
     let range = f
         .store
-        .list_dlq(
+        .list_dlq(PageQuery::first(
             &DlqFilter {
                 from_date: Some(10_500),
                 to_date: Some(11_000),
                 ..DlqFilter::default()
             },
-            None,
             1000,
-            0,
-        )
+        ))
         .expect("list");
     assert_eq!(range.entries.first().map(|e| e.created_at), Some(10_500));
     assert_eq!(range.entries.last().map(|e| e.created_at), Some(11_000));

@@ -7,11 +7,7 @@ use crate::resources::search_index;
 #[test]
 fn delete_by_ids_skips_unknown_and_repeated_ids() {
     let f = fixture();
-    f.insert(&[
-        entry("a", 1, "wfr_d"),
-        entry("b", 2, "wfr_d"),
-        entry("c", 3, "wfr_d"),
-    ]);
+    f.insert(&run_of("wfr_d", &[("a", 1), ("b", 2), ("c", 3)]));
     let deleted = f
         .store
         .delete_dlq_ids(&["a".into(), "zzz".into(), "a".into(), "c".into()], 0)
@@ -51,7 +47,7 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
     assert_eq!(f.store.dlq_count(0).expect("count"), 150);
     assert!(
         f.store
-            .list_dlq(&filter, None, 10, 0)
+            .list_dlq(PageQuery::first(&filter, 10))
             .expect("list")
             .entries
             .is_empty()
@@ -63,7 +59,7 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
     };
     let (count, next) = f
         .store
-        .delete_dlq_matching(&filter, None, 150, 0)
+        .delete_dlq_matching(PageQuery::first(&filter, 150))
         .expect("delete");
     assert_eq!((count, next), (150, None));
     assert_eq!(f.store.dlq_count(0).expect("count"), 0);
@@ -72,13 +68,8 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
 #[test]
 fn cancel_removes_the_run_and_all_its_entries_once() {
     let f = fixture();
-    f.insert(&[
-        entry("a1", 1, "wfr_a"),
-        entry("a2", 2, "wfr_a"),
-        entry("a3", 3, "wfr_a"),
-        entry("b1", 4, "wfr_b"),
-        entry("b2", 5, "wfr_b"),
-    ]);
+    f.insert(&run_of("wfr_a", &[("a1", 1), ("a2", 2), ("a3", 3)]));
+    f.insert(&run_of("wfr_b", &[("b1", 4), ("b2", 5)]));
     assert!(f.store.cancel_run("wfr_a", 0).expect("cancel"));
     assert_eq!(
         list_all(&f.store, &DlqFilter::default(), 10, 0),
@@ -107,11 +98,10 @@ fn cancel_removes_the_run_and_all_its_entries_once() {
 #[test]
 fn retention_hides_old_entries_and_purge_removes_them() {
     let f = fixture();
-    f.insert(&[
-        entry("old", 1_000, "wfr_r"),
-        entry("edge", 2_000, "wfr_r"),
-        entry("new", 3_000, "wfr_r"),
-    ]);
+    f.insert(&run_of(
+        "wfr_r",
+        &[("old", 1_000), ("edge", 2_000), ("new", 3_000)],
+    ));
     let min = 2_000;
     assert_eq!(f.store.get_dlq("old", min).expect("get"), None);
     assert!(f.store.get_dlq("edge", min).expect("get").is_some());
@@ -135,7 +125,7 @@ fn retention_hides_old_entries_and_purge_removes_them() {
     // A bulk delete does not count entries that are already gone.
     let (deleted, _) = f
         .store
-        .delete_dlq_matching(&DlqFilter::default(), None, 100, 3_000)
+        .delete_dlq_matching(PageQuery::first(&DlqFilter::default(), 100).retained_from(3_000))
         .expect("delete");
     assert_eq!(deleted, 1);
     assert_eq!(f.store.purge_expired(min).expect("purge"), 1);
@@ -147,55 +137,35 @@ fn retention_hides_old_entries_and_purge_removes_them() {
 fn a_full_dlq_evicts_its_oldest_entries() {
     let f = fixture();
     f.store
-        .insert_dlq(
-            &[
-                entry("c", 100, "wfr_e"),
-                entry("a", 300, "wfr_e"),
-                entry("b", 100, "wfr_e"),
-            ],
-            5,
-        )
+        .insert_dlq(&run_of("wfr_e", &[("c", 100), ("a", 300), ("b", 100)]), 5)
         .expect("insert");
     assert_eq!(f.store.dlq_count(0).expect("count"), 3);
-    f.store
-        .insert_dlq(
-            &[
-                entry("d", 400, "wfr_e"),
-                entry("e", 50, "wfr_e"),
-                entry("f", 500, "wfr_e"),
-            ],
+    let large: Vec<(String, i64)> = (0..8).map(|i| (format!("z{i}"), 1000 + i)).collect();
+    let large: Vec<(&str, i64)> = large.iter().map(|(id, at)| (id.as_str(), *at)).collect();
+    // Each step: a batch, the room there is, what is left afterwards.
+    let steps: [(&Stamps, u64, &[&str]); 4] = [
+        // Six entries, room for five: the oldest (`e`, at 50) goes.
+        (
+            &[("d", 400), ("e", 50), ("f", 500)],
             5,
-        )
-        .expect("insert");
-    // Six entries, room for five: the oldest (`e`, at 50) goes.
-    assert_eq!(
-        list_all(&f.store, &DlqFilter::default(), 10, 0),
-        ["a", "b", "c", "d", "f"]
-    );
-    // Two more: the two at 100 go, the tie broken by dlqId (`b` before `c`).
-    f.store
-        .insert_dlq(&[entry("g", 600, "wfr_e")], 5)
-        .expect("insert");
-    assert_eq!(
-        list_all(&f.store, &DlqFilter::default(), 10, 0),
-        ["a", "c", "d", "f", "g"]
-    );
-    f.store
-        .insert_dlq(&[entry("h", 700, "wfr_e")], 5)
-        .expect("insert");
-    assert_eq!(
-        list_all(&f.store, &DlqFilter::default(), 10, 0),
-        ["a", "d", "f", "g", "h"]
-    );
-    // A batch larger than the limit keeps only its newest entries.
-    let batch: Vec<_> = (0..8)
-        .map(|i| entry(&format!("z{i}"), 1000 + i, "wfr_e"))
-        .collect();
-    f.store.insert_dlq(&batch, 3).expect("insert");
-    assert_eq!(
-        list_all(&f.store, &DlqFilter::default(), 10, 0),
-        ["z5", "z6", "z7"]
-    );
+            &["a", "b", "c", "d", "f"],
+        ),
+        // Two more, one at a time: the two at 100 go, the tie broken by dlqId (`b` before `c`).
+        (&[("g", 600)], 5, &["a", "c", "d", "f", "g"]),
+        (&[("h", 700)], 5, &["a", "d", "f", "g", "h"]),
+        // A batch larger than the limit keeps only its newest entries.
+        (&large, 3, &["z5", "z6", "z7"]),
+    ];
+    for (entries, max_dlq_size, left) in steps {
+        f.store
+            .insert_dlq(&run_of("wfr_e", entries), max_dlq_size)
+            .expect("insert");
+        assert_eq!(
+            list_all(&f.store, &DlqFilter::default(), 10, 0),
+            left,
+            "after inserting {entries:?}"
+        );
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@ use courier_models::{
     SearchIndex, UrlGroupEndpoint,
 };
 use courier_service::account::default_account;
-use courier_service::store::{ActiveRun, DlqFilter, SqliteStore, Store, StoreError};
+use courier_service::store::{ActiveRun, DlqFilter, PageQuery, SqliteStore, Store, StoreError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -61,6 +61,17 @@ fn headers(pairs: &[(&str, &[&str])]) -> Headers {
     )
 }
 
+/// Entries as [`run_of`] takes them: `(dlq_id, created_at)` each.
+type Stamps<'a> = [(&'a str, i64)];
+
+/// Entries of the run `run`, each `(dlq_id, created_at)` with only the required fields set.
+fn run_of(run: &str, entries: &Stamps) -> Vec<FailedWorkflowRun> {
+    entries
+        .iter()
+        .map(|(dlq_id, created_at)| entry(dlq_id, *created_at, run))
+        .collect()
+}
+
 /// An entry with only the required fields set.
 fn entry(dlq_id: &str, created_at: i64, run: &str) -> FailedWorkflowRun {
     FailedWorkflowRun {
@@ -101,7 +112,11 @@ fn list_all(store: &SqliteStore, filter: &DlqFilter, page: usize, min: i64) -> V
     let mut after: Option<String> = None;
     loop {
         let got = store
-            .list_dlq(filter, after.as_deref(), page, min)
+            .list_dlq(
+                PageQuery::first(filter, page)
+                    .after(after.as_deref())
+                    .retained_from(min),
+            )
             .expect("list");
         assert!(got.entries.len() <= page, "a page holds at most `limit`");
         if let Some(next) = &got.next_after {
@@ -127,7 +142,7 @@ fn delete_in_batches(
     let mut after: Option<String> = None;
     loop {
         let (count, next) = store
-            .delete_dlq_matching(filter, after.as_deref(), batch, 0)
+            .delete_dlq_matching(PageQuery::first(filter, batch).after(after.as_deref()))
             .expect("delete");
         batches.push((count, next.clone()));
         match next {

@@ -39,7 +39,7 @@ fn every_page(f: &Fixture, size: usize) -> Vec<Page> {
     loop {
         let page = f
             .store
-            .list_dlq(&DlqFilter::default(), after.as_deref(), size, 0)
+            .list_dlq(PageQuery::first(&DlqFilter::default(), size).after(after.as_deref()))
             .expect("list");
         after = page.next_after.clone();
         pages.push(page);
@@ -68,7 +68,7 @@ fn pagination_between_inserts_and_deletes_never_repeats_or_skips_stable_entries(
     loop {
         let page = f
             .store
-            .list_dlq(&DlqFilter::default(), after.as_deref(), 50, 0)
+            .list_dlq(PageQuery::first(&DlqFilter::default(), 50).after(after.as_deref()))
             .expect("list");
         listed.extend(ids(&page.entries));
         let Some(next) = page.next_after else { break };
@@ -149,7 +149,7 @@ fn reads_do_not_wait_for_an_open_write_transaction() {
     let started = Instant::now();
     let page = f
         .store
-        .list_dlq(&DlqFilter::default(), None, 10, 0)
+        .list_dlq(PageQuery::first(&DlqFilter::default(), 10))
         .expect("list");
     let one = f.store.get_dlq("committed", 0).expect("get");
     let count = f.store.dlq_count(0).expect("count");

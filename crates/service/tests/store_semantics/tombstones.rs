@@ -51,7 +51,10 @@ fn deletes_mark_reads_honour_the_marks_at_once_and_reclaiming_keeps_every_count(
         "a marked entry is gone for a second delete"
     );
     let even = DlqFilter::new().label("even");
-    let (deleted, _) = f.store.delete_dlq_matching(&even, None, 100, 0).unwrap();
+    let (deleted, _) = f
+        .store
+        .delete_dlq_matching(PageQuery::first(&even, 100))
+        .unwrap();
     assert_eq!(deleted, 5);
 
     let live = ["e7", "e9"];

@@ -34,7 +34,7 @@ fn stored_bytes_are_what_serde_writes_for_the_inserted_entries() {
     loop {
         let page = f
             .store
-            .list_dlq_json(&DlqFilter::default(), after.as_deref(), 37, 0)
+            .list_dlq_json(PageQuery::first(&DlqFilter::default(), 37).after(after.as_deref()))
             .expect("list");
         listed.extend(page.messages);
         match page.next_after {

@@ -154,6 +154,15 @@ fn breaks_where_used(usage: Usage) -> (Class, Class) {
     (class, class)
 }
 
+impl Changes {
+    /// A change that breaks every user of a type: the models', and the client's and the
+    /// implementers' where the type is used (see [`breaks_where_used`]).
+    fn add_breaking_where_used(&mut self, pointer: String, what: String, usage: Usage) {
+        let (client, server) = breaks_where_used(usage);
+        self.add(pointer, what, Impact::new(Breaking, client, server));
+    }
+}
+
 /// The parts the rules above do not cover: documentation is `none`, anything else unclassified
 /// and `breaking`. Schemas, parameters, responses and operations are compared above.
 fn compare_rest(old: &Value, new: &Value, at: &str, changes: &mut Changes) {
@@ -259,22 +268,19 @@ mod tests {
 
     #[test]
     fn tightening_a_request_breaks_the_client_and_loosening_breaks_the_server() {
-        assert_eq!(
-            directional(Direction::Tighten, Usage::REQUEST),
-            (Breaking, Nothing)
-        );
-        assert_eq!(
-            directional(Direction::Loosen, Usage::REQUEST),
-            (Additive, Breaking)
-        );
-        assert_eq!(
-            directional(Direction::Tighten, Usage::RESPONSE),
-            (Nothing, Breaking)
-        );
-        assert_eq!(
-            directional(Direction::Loosen, Usage::RESPONSE),
-            (Breaking, Additive)
-        );
+        let cases = [
+            (Direction::Tighten, Usage::REQUEST, (Breaking, Nothing)),
+            (Direction::Loosen, Usage::REQUEST, (Additive, Breaking)),
+            (Direction::Tighten, Usage::RESPONSE, (Nothing, Breaking)),
+            (Direction::Loosen, Usage::RESPONSE, (Breaking, Additive)),
+        ];
+        for (direction, usage, classes) in cases {
+            assert_eq!(
+                directional(direction, usage),
+                classes,
+                "{direction:?} {usage:?}"
+            );
+        }
     }
 
     #[test]

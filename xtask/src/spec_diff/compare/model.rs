@@ -190,6 +190,11 @@ impl Operation<'_> {
     pub(super) fn pointer(&self) -> String {
         pointer(&["paths", &self.path, &self.method])
     }
+
+    /// `GET /v2/...`, as a reader writes it.
+    pub(super) fn endpoint(&self) -> String {
+        format!("{} {}", self.method.to_uppercase(), self.path)
+    }
 }
 
 pub(super) struct Parameter<'a> {

@@ -11,12 +11,7 @@ pub(super) fn compare_schemas(old: &SpecView, new: &SpecView, changes: &mut Chan
         // type change still reaches whoever used it before.
         let usage = old.usage_of(name).either(new.usage_of(name));
         let Some(after) = new_schemas.get(name) else {
-            let (client, server) = breaks_where_used(old.usage_of(name));
-            changes.add(
-                at,
-                format!("type {name} removed"),
-                Impact::new(Breaking, client, server),
-            );
+            changes.add_breaking_where_used(at, format!("type {name} removed"), old.usage_of(name));
             continue;
         };
         compare_schema(name, &at, before, after, usage, changes);
@@ -49,19 +44,16 @@ pub(super) fn compare_schema(
         // A new value is a new variant: an exhaustive `match` over it stops compiling (Rust),
         // and a consumer of an older build cannot read it (HTTP). A removed one is gone from
         // the enum and refused on the wire.
-        let (client, server) = breaks_where_used(usage);
-        for value in new_values.iter().filter(|v| !old_values.contains(v)) {
-            changes.add(
+        let added = new_values.iter().filter(|v| !old_values.contains(v));
+        let removed = old_values.iter().filter(|v| !new_values.contains(v));
+        for (value, what) in added
+            .map(|v| (v, "added"))
+            .chain(removed.map(|v| (v, "removed")))
+        {
+            changes.add_breaking_where_used(
                 format!("{at}/enum/{}", value_label(value)),
-                format!("{name}: enum value {value} added"),
-                Impact::new(Breaking, client, server),
-            );
-        }
-        for value in old_values.iter().filter(|v| !new_values.contains(v)) {
-            changes.add(
-                format!("{at}/enum/{}", value_label(value)),
-                format!("{name}: enum value {value} removed"),
-                Impact::new(Breaking, client, server),
+                format!("{name}: enum value {value} {what}"),
+                usage,
             );
         }
     } else if let (Some(old_props), Some(new_props)) = (old_props, new_props) {
@@ -69,15 +61,18 @@ pub(super) fn compare_schema(
             name, at, before, after, old_props, new_props, usage, changes,
         );
     } else if signature(before) != signature(after) {
-        let (client, server) = breaks_where_used(usage);
-        changes.add(
-            at.to_owned(),
-            format!("type {name} changed kind"),
-            Impact::new(Breaking, client, server),
-        );
+        changes.add_breaking_where_used(at.to_owned(), format!("type {name} changed kind"), usage);
     }
     if old_enum.is_none() && old_props.is_none() {
-        constraints_at(name, at, before, after, usage, changes);
+        // Constraint changes of a whole (scalar) component.
+        for (key, direction, text) in constraint_changes(before, after) {
+            let (client, server) = directional(direction, usage);
+            changes.add(
+                format!("{at}/{key}"),
+                format!("{name}: {text}"),
+                Impact::new(Nothing, client, server),
+            );
+        }
     }
 }
 
@@ -115,63 +110,52 @@ pub(super) fn compare_properties(
 
     // One field gone and one of the same Rust type come: a rename (the field name is the JSON
     // key, so it is a rename on the wire too).
-    if let ([gone], [came]) = (removed.as_slice(), added.as_slice()) {
-        let gone_type = field_type(&old_props[*gone], old_required.contains(*gone));
-        let came_type = field_type(&new_props[*came], new_required.contains(*came));
-        if gone_type == came_type {
-            let (client, server) = breaks_where_used(usage);
+    let renamed = match (removed.as_slice(), added.as_slice()) {
+        ([gone], [came])
+            if field_type(&old_props[*gone], old_required.contains(*gone))
+                == field_type(&new_props[*came], new_required.contains(*came)) =>
+        {
+            Some((*gone, *came))
+        }
+        _ => None,
+    };
+    if let Some((gone, came)) = renamed {
+        changes.add_breaking_where_used(
+            prop_at(came),
+            format!("{name}.{gone} renamed to {came}"),
+            usage,
+        );
+    } else {
+        for prop in removed {
+            // Readers lose the field, builders name a field that is gone.
+            changes.add_breaking_where_used(prop_at(prop), format!("{name}.{prop} removed"), usage);
+        }
+        for prop in added {
+            let required = new_required.contains(prop);
+            // A new field breaks every struct literal (Rust): the models' users build any type,
+            // the client's users build request types, implementers build response types.
+            // Readers only gain a field.
+            let client = if usage.request {
+                Breaking
+            } else if usage.response {
+                Additive
+            } else {
+                Nothing
+            };
+            let server = if usage.response {
+                Breaking
+            } else if usage.request {
+                Additive
+            } else {
+                Nothing
+            };
+            let kind = if required { "required" } else { "optional" };
             changes.add(
-                prop_at(came),
-                format!("{name}.{gone} renamed to {came}"),
+                prop_at(prop),
+                format!("{name}.{prop} added ({kind})"),
                 Impact::new(Breaking, client, server),
             );
-            compare_common(
-                name,
-                &prop_at,
-                old_props,
-                new_props,
-                &old_required,
-                &new_required,
-                usage,
-                changes,
-            );
-            return;
         }
-    }
-    for prop in removed {
-        // Readers lose the field, builders name a field that is gone.
-        let (client, server) = breaks_where_used(usage);
-        changes.add(
-            format!("{at}/properties/{}", escape(prop)),
-            format!("{name}.{prop} removed"),
-            Impact::new(Breaking, client, server),
-        );
-    }
-    for prop in added {
-        let required = new_required.contains(prop);
-        // A new field breaks every struct literal (Rust): the models' users build any type, the
-        // client's users build request types, implementers build response types. Readers only
-        // gain a field.
-        let client = if usage.request {
-            Breaking
-        } else if usage.response {
-            Additive
-        } else {
-            Nothing
-        };
-        let server = if usage.response {
-            Breaking
-        } else if usage.request {
-            Additive
-        } else {
-            Nothing
-        };
-        let kind = if required { "required" } else { "optional" };
-        changes.add(
-            prop_at(prop),
-            format!("{name}.{prop} added ({kind})"),
-            Impact::new(Breaking, client, server),
-        );
     }
     compare_common(
         name,
@@ -204,15 +188,14 @@ pub(super) fn compare_common(
         let is_required = new_required.contains(prop);
         let field = format!("{name}.{prop}");
         if signature(before) != signature(after) {
-            let (client, server) = breaks_where_used(usage);
-            changes.add(
+            changes.add_breaking_where_used(
                 prop_at(prop),
                 format!(
                     "{field} retyped: {} → {}",
                     signature(before),
                     signature(after)
                 ),
-                Impact::new(Breaking, client, server),
+                usage,
             );
         } else if was_required != is_required {
             let change = if is_required {
@@ -222,11 +205,10 @@ pub(super) fn compare_common(
             };
             if field_type(before, was_required) != field_type(after, is_required) {
                 // `T` ↔ `Option<T>`: every reader and builder of the field.
-                let (client, server) = breaks_where_used(usage);
-                changes.add(
+                changes.add_breaking_where_used(
                     prop_at(prop),
                     format!("{field} {change} (Option changes)"),
-                    Impact::new(Breaking, client, server),
+                    usage,
                 );
             } else {
                 // Same Rust type (an array or a defaulted value): only the wire changes.
@@ -251,24 +233,5 @@ pub(super) fn compare_common(
                 Impact::new(Nothing, client, server),
             );
         }
-    }
-}
-
-/// Constraint changes of a whole (scalar) component.
-pub(super) fn constraints_at(
-    name: &str,
-    at: &str,
-    before: &Value,
-    after: &Value,
-    usage: Usage,
-    changes: &mut Changes,
-) {
-    for (key, direction, text) in constraint_changes(before, after) {
-        let (client, server) = directional(direction, usage);
-        changes.add(
-            format!("{at}/{key}"),
-            format!("{name}: {text}"),
-            Impact::new(Nothing, client, server),
-        );
     }
 }

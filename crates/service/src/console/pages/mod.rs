@@ -10,6 +10,7 @@ use super::Console;
 use super::auth::Viewer;
 use super::chart::{self, Series};
 use super::view::{self, Section, encode_component, moment};
+use crate::store::{Store, StoreError};
 use crate::time::now_ms;
 use axum::Extension;
 use axum::extract::{Path, RawQuery, State};
@@ -150,6 +151,19 @@ pub async fn not_found(Extension(viewer): Extension<Viewer>, uri: axum::http::Ur
         "Not found",
         &format!("the console has no page at {}", uri.path()),
     )
+}
+
+/// Reads from the store on the blocking pool; a failure is the error page.
+async fn read_store<T: Send + 'static>(
+    console: &Console,
+    viewer: &Viewer,
+    read: impl FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, Response> {
+    console
+        .service
+        .blocking(read)
+        .await
+        .map_err(|error| internal(viewer, &error.to_string()))
 }
 
 /// How many entries match, up to [`COUNT_LIMIT`]: `(count, more_than_that)`.

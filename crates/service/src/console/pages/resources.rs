@@ -6,11 +6,8 @@ use super::*;
 pub async fn topics(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
-) -> Response {
-    let groups = match console.service.blocking(|store| store.url_groups()).await {
-        Ok(groups) => groups,
-        Err(error) => return internal(&viewer, &error.to_string()),
-    };
+) -> Result<Response, Response> {
+    let groups = read_store(&console, &viewer, |store| store.url_groups()).await?;
     let now = now_ms();
     let body = html! {
         h1 { "Topics (URL groups)" }
@@ -35,18 +32,15 @@ pub async fn topics(
             }
         }
     };
-    section_page(Section::Topics, "Topics", &viewer, body)
+    Ok(section_page(Section::Topics, "Topics", &viewer, body))
 }
 
 /// `GET /console/search`: the search indexes.
 pub async fn indexes(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
-) -> Response {
-    let indexes = match console.service.blocking(|store| store.indexes()).await {
-        Ok(indexes) => indexes,
-        Err(error) => return internal(&viewer, &error.to_string()),
-    };
+) -> Result<Response, Response> {
+    let indexes = read_store(&console, &viewer, |store| store.indexes()).await?;
     let body = html! {
         h1 { "Search indexes" }
         @if indexes.is_empty() {
@@ -69,7 +63,12 @@ pub async fn indexes(
             }
         }
     };
-    section_page(Section::Search, "Search indexes", &viewer, body)
+    Ok(section_page(
+        Section::Search,
+        "Search indexes",
+        &viewer,
+        body,
+    ))
 }
 
 /// `GET /console/search/{id}?period=`: an index and its statistics.
@@ -133,9 +132,8 @@ pub async fn stats(
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let query = form_query(raw.as_deref().unwrap_or(""), &[]);
-    let request = match GetAccountStatsRequest::parse(&PathParams::default(), &Query::parse(&query))
-    {
+    let query = Query::parse(&form_query(raw.as_deref().unwrap_or(""), &[]));
+    let request = match GetAccountStatsRequest::parse(&PathParams::default(), &query) {
         Ok(request) => request,
         Err(rejection) => return rejected(&viewer, &rejection),
     };

@@ -72,3 +72,24 @@ fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError
     serde_json::from_str(text)
         .map_err(|e| StoreError::Internal(format!("a stored record does not parse: {e}")))
 }
+
+/// The first column of the row `sql` selects, or `None` when it selects none.
+fn optional_value<T: rusqlite::types::FromSql>(
+    connection: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Option<T>, StoreError> {
+    use rusqlite::OptionalExtension;
+    Ok(connection.query_row(sql, params, |r| r.get(0)).optional()?)
+}
+
+/// The JSON record `sql` selects (see [`optional_value`]), decoded.
+fn optional_record<T: serde::de::DeserializeOwned>(
+    connection: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Option<T>, StoreError> {
+    optional_value::<String>(connection, sql, params)?
+        .map(|text| from_json(&text))
+        .transpose()
+}

@@ -2,10 +2,14 @@
 
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
 use super::scan::{Read, all_records, labels_of, runs_matching_sql, scan};
-use super::schema::{EXPIRED_RUNS_DELETE, LIVE_COUNT, MARK_DELETED};
+use super::schema::{
+    EXPIRED_RUNS_DELETE, INDEX_RECORD, LIVE_COUNT, MARK_DELETED, URL_GROUP_RECORD,
+};
 use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, scan_page};
-use super::{SqliteStore, from_json, lock, to_json, usage};
-use crate::store::{ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, Store, StoreError};
+use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
+use crate::store::{
+    ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, PageQuery, Store, StoreError,
+};
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
     WorkflowDlqMessage,
@@ -16,22 +20,11 @@ use std::path::Path;
 
 impl Store for SqliteStore {
     fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
-        self.read(|c| {
-            let record: Option<String> = c
-                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
-                .optional()?;
-            record.map(|text| from_json(&text)).transpose()
-        })
+        self.read(|c| optional_record(c, "SELECT record FROM account WHERE id = 1", []))
     }
 
     fn management_key(&self) -> Result<Option<String>, StoreError> {
-        self.read(|c| {
-            c.query_row("SELECT management_key FROM account WHERE id = 1", [], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(StoreError::from)
-        })
+        self.read(|c| optional_value(c, "SELECT management_key FROM account WHERE id = 1", []))
     }
 
     fn create_account(
@@ -69,11 +62,9 @@ impl Store for SqliteStore {
         password: &str,
     ) -> Result<MessagingAccount, StoreError> {
         self.write(|t| {
-            let record: String = t
-                .query_row("SELECT record FROM account WHERE id = 1", [], |r| r.get(0))
-                .optional()?
-                .ok_or_else(|| StoreError::Invalid("there is no account to rotate".into()))?;
-            let mut account: MessagingAccount = from_json(&record)?;
+            let mut account: MessagingAccount =
+                optional_record(t, "SELECT record FROM account WHERE id = 1", [])?
+                    .ok_or_else(|| StoreError::Invalid("there is no account to rotate".into()))?;
             account.token = token.to_owned();
             account.password = password.to_owned();
             t.execute(
@@ -185,16 +176,9 @@ impl Store for SqliteStore {
         })
     }
 
-    fn list_dlq(
-        &self,
-        filter: &DlqFilter,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
-    ) -> Result<Page, StoreError> {
+    fn list_dlq(&self, query: PageQuery<'_>) -> Result<Page, StoreError> {
         self.read(|c| {
-            let (rows, next_after) =
-                scan_page(c, filter, after, limit, min_created_at, Read::Records)?;
+            let (rows, next_after) = scan_page(c, query, Read::Records)?;
             let entries = rows
                 .iter()
                 .map(|(_, text, _)| from_json(text))
@@ -206,16 +190,9 @@ impl Store for SqliteStore {
         })
     }
 
-    fn list_dlq_json(
-        &self,
-        filter: &DlqFilter,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
-    ) -> Result<JsonPage, StoreError> {
+    fn list_dlq_json(&self, query: PageQuery<'_>) -> Result<JsonPage, StoreError> {
         self.read(|c| {
-            let (rows, next_after) =
-                scan_page(c, filter, after, limit, min_created_at, Read::Listed)?;
+            let (rows, next_after) = scan_page(c, query, Read::Listed)?;
             let messages = rows
                 .into_iter()
                 .map(|(_, text, stand_in)| {
@@ -263,14 +240,12 @@ impl Store for SqliteStore {
 
     fn delete_dlq_matching(
         &self,
-        filter: &DlqFilter,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
+        query: PageQuery<'_>,
     ) -> Result<(u64, Option<String>), StoreError> {
         // On a full disk a smaller batch may fit where a whole one does not; the cursor it
         // returns covers the rest, as the interface allows ("at most `count`").
-        let mut limit = limit;
+        let mut limit = query.limit;
+        let (filter, after, min_created_at) = (query.filter, query.after, query.min_created_at);
         loop {
             let result = self.shrink(|t| {
                 let mut ids: Vec<String> =
@@ -376,15 +351,19 @@ impl Store for SqliteStore {
 
     fn cancel_runs_matching(
         &self,
-        filter: &DlqFilter,
+        query: PageQuery<'_>,
         url_prefix: bool,
-        after: Option<&str>,
-        limit: usize,
-        min_created_at: i64,
     ) -> Result<(u64, Option<String>), StoreError> {
+        let limit = query.limit;
+        let min_created_at = query.min_created_at;
         self.shrink(|t| {
-            let (sql, values) =
-                runs_matching_sql(filter, url_prefix, after, limit + 1, min_created_at);
+            let (sql, values) = runs_matching_sql(
+                query.filter,
+                url_prefix,
+                query.after,
+                limit + 1,
+                min_created_at,
+            );
             let mut ids: Vec<String> = t.prepare(&sql).and_then(|mut statement| {
                 statement
                     .query_map(params_from_iter(values), |r| r.get(0))?
@@ -407,12 +386,9 @@ impl Store for SqliteStore {
         now_ms: i64,
     ) -> Result<UrlGroup, StoreError> {
         self.write(|t| {
-            let existing: Option<String> =
-                t.query_row("SELECT record FROM url_groups WHERE name = ?1", params![name], |r| r.get(0)).optional()?;
-            let created_at = match existing {
-                Some(text) => from_json::<UrlGroup>(&text)?.created_at,
-                None => now_ms,
-            };
+            let existing: Option<UrlGroup> =
+                optional_record(t, URL_GROUP_RECORD, params![name])?;
+            let created_at = existing.map_or(now_ms, |group| group.created_at);
             let group = UrlGroup { created_at, updated_at: now_ms, name: name.to_owned(), endpoints: endpoints.to_vec() };
             t.execute(
                 "INSERT INTO url_groups (name, record) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET record = excluded.record",
@@ -424,16 +400,7 @@ impl Store for SqliteStore {
     }
 
     fn url_group(&self, name: &str) -> Result<Option<UrlGroup>, StoreError> {
-        self.read(|c| {
-            let record: Option<String> = c
-                .query_row(
-                    "SELECT record FROM url_groups WHERE name = ?1",
-                    params![name],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            record.map(|text| from_json(&text)).transpose()
-        })
+        self.read(|c| optional_record(c, URL_GROUP_RECORD, params![name]))
     }
 
     fn url_groups(&self) -> Result<Vec<UrlGroup>, StoreError> {
@@ -456,16 +423,7 @@ impl Store for SqliteStore {
     fn index(&self, id: &str) -> Result<Option<SearchIndex>, StoreError> {
         // Ids are UUIDs, stored lower-case; a path with upper-case hex finds the same index.
         let id = id.to_ascii_lowercase();
-        self.read(|c| {
-            let record: Option<String> = c
-                .query_row(
-                    "SELECT record FROM search_indexes WHERE id = ?1",
-                    params![id],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            record.map(|text| from_json(&text)).transpose()
-        })
+        self.read(|c| optional_record(c, INDEX_RECORD, params![id]))
     }
 
     fn indexes(&self) -> Result<Vec<SearchIndex>, StoreError> {

@@ -30,15 +30,9 @@ pub(super) fn filter_sql(
         caller_ip,
         flow_control_key,
     } = filter;
-    let mut sql = String::from("dlq.created_at >= ?");
-    let mut values = vec![SqlValue::Integer(min_created_at)];
-    let mut any_of = |sql: &mut String, column: &str, items: Vec<SqlValue>| {
-        if items.is_empty() {
-            return;
-        }
-        let marks = vec!["?"; items.len()].join(", ");
-        sql.push_str(&format!(" AND {column} IN ({marks})"));
-        values.extend(items);
+    let mut conditions = Conditions {
+        sql: String::from("dlq.created_at >= ?"),
+        values: vec![SqlValue::Integer(min_created_at)],
     };
     let strings = |items: &[String]| {
         items
@@ -46,11 +40,10 @@ pub(super) fn filter_sql(
             .map(|s| SqlValue::Text(s.clone()))
             .collect::<Vec<_>>()
     };
-    any_of(&mut sql, "dlq.workflow_url", strings(workflow_url));
-    any_of(&mut sql, "dlq.caller_ip", strings(caller_ip));
-    any_of(&mut sql, "dlq.flow_control_key", strings(flow_control_key));
-    any_of(
-        &mut sql,
+    conditions.any_of("dlq.workflow_url", strings(workflow_url));
+    conditions.any_of("dlq.caller_ip", strings(caller_ip));
+    conditions.any_of("dlq.flow_control_key", strings(flow_control_key));
+    conditions.any_of(
         "dlq.failure_state",
         failure_function_state
             .iter()
@@ -58,36 +51,56 @@ pub(super) fn filter_sql(
             .collect(),
     );
     if labels {
-        any_of(
-            &mut sql,
+        conditions.any_of(
             "EXISTS (SELECT 1 FROM dlq_labels WHERE dlq_labels.dlq_id = dlq.dlq_id AND dlq_labels.label",
             strings(label),
         );
         if !label.is_empty() {
-            sql.push(')');
+            conditions.sql.push(')');
         }
     }
-    if let Some(after) = after {
-        sql.push_str(" AND dlq.dlq_id > ?");
-        values.push(SqlValue::Text(after.to_owned()));
+    conditions.and(
+        "dlq.dlq_id > ?",
+        after.map(|a| SqlValue::Text(a.to_owned())),
+    );
+    conditions.and("dlq.created_at >= ?", from_date.map(SqlValue::Integer));
+    conditions.and("dlq.created_at <= ?", to_date.map(SqlValue::Integer));
+    conditions.and(
+        "dlq.workflow_run_id = ?",
+        workflow_run_id.clone().map(SqlValue::Text),
+    );
+    conditions.and(
+        "dlq.workflow_created_at = ?",
+        workflow_created_at.map(SqlValue::Integer),
+    );
+    (conditions.sql, conditions.values)
+}
+
+/// A condition being built: its SQL and its parameters, in order.
+struct Conditions {
+    sql: String,
+    values: Vec<SqlValue>,
+}
+
+impl Conditions {
+    /// ` AND column IN (?, …)` with `items`, unless there are none.
+    fn any_of(&mut self, column: &str, items: Vec<SqlValue>) {
+        if items.is_empty() {
+            return;
+        }
+        let marks = vec!["?"; items.len()].join(", ");
+        self.sql.push_str(&format!(" AND {column} IN ({marks})"));
+        self.values.extend(items);
     }
-    if let Some(from) = *from_date {
-        sql.push_str(" AND dlq.created_at >= ?");
-        values.push(SqlValue::Integer(from));
+
+    /// ` AND condition` with its one parameter `value`, when there is one.
+    fn and(&mut self, condition: &str, value: Option<SqlValue>) {
+        if let Some(value) = value {
+            self.sql.push_str(" AND ");
+            self.sql.push_str(condition);
+            self.values.push(value);
+        }
     }
-    if let Some(to) = *to_date {
-        sql.push_str(" AND dlq.created_at <= ?");
-        values.push(SqlValue::Integer(to));
-    }
-    if let Some(run) = workflow_run_id {
-        sql.push_str(" AND dlq.workflow_run_id = ?");
-        values.push(SqlValue::Text(run.clone()));
-    }
-    if let Some(created) = *workflow_created_at {
-        sql.push_str(" AND dlq.workflow_created_at = ?");
-        values.push(SqlValue::Integer(created));
-    }
-    (sql, values)
 }
 
 /// What a scan reads of each entry besides its id.
@@ -225,8 +238,10 @@ pub(super) fn runs_matching_sql(
     take: usize,
     min_created_at: i64,
 ) -> (String, Vec<SqlValue>) {
-    let mut sql = String::from("SELECT r.workflow_run_id FROM runs r WHERE 1 = 1");
-    let mut values = Vec::new();
+    let mut conditions = Conditions {
+        sql: String::from("SELECT r.workflow_run_id FROM runs r WHERE 1 = 1"),
+        values: Vec::new(),
+    };
     if !filter.workflow_url.is_empty() {
         // A prefix compares the URL's first characters (no LIKE: `%` and `_` are literal here).
         let test = if url_prefix {
@@ -235,24 +250,30 @@ pub(super) fn runs_matching_sql(
             "r.workflow_url = ?"
         };
         let alternatives = vec![format!("({test})"); filter.workflow_url.len()].join(" OR ");
-        sql.push_str(&format!(" AND ({alternatives})"));
+        conditions.sql.push_str(&format!(" AND ({alternatives})"));
         for url in &filter.workflow_url {
             let copies = if url_prefix { 2 } else { 1 };
-            values.extend(std::iter::repeat_n(SqlValue::Text(url.clone()), copies));
+            conditions
+                .values
+                .extend(std::iter::repeat_n(SqlValue::Text(url.clone()), copies));
         }
     }
-    if let Some(run) = &filter.workflow_run_id {
-        sql.push_str(" AND r.workflow_run_id = ?");
-        values.push(SqlValue::Text(run.clone()));
-    }
-    if let Some(created) = filter.workflow_created_at {
-        sql.push_str(" AND r.workflow_created_at = ?");
-        values.push(SqlValue::Integer(created));
-    }
-    if let Some(after) = after {
-        sql.push_str(" AND r.workflow_run_id > ?");
-        values.push(SqlValue::Text(after.to_owned()));
-    }
+    conditions.and(
+        "r.workflow_run_id = ?",
+        filter.workflow_run_id.clone().map(SqlValue::Text),
+    );
+    conditions.and(
+        "r.workflow_created_at = ?",
+        filter.workflow_created_at.map(SqlValue::Integer),
+    );
+    conditions.and(
+        "r.workflow_run_id > ?",
+        after.map(|a| SqlValue::Text(a.to_owned())),
+    );
+    let Conditions {
+        mut sql,
+        mut values,
+    } = conditions;
     let entry_filter = DlqFilter {
         workflow_url: Vec::new(),
         workflow_run_id: None,

@@ -121,6 +121,10 @@ pub(super) const RECLAIM_ROWS: &str = "DELETE FROM dlq_rows WHERE rowid IN
 pub(super) const RECLAIM_TOMBSTONES: &str = "DELETE FROM dlq_tombstones WHERE seq IN
          (SELECT seq FROM dlq_tombstones ORDER BY seq LIMIT ?1)";
 
+/// The record of a URL group by name, and of a search index by (lower-case) id.
+pub(super) const URL_GROUP_RECORD: &str = "SELECT record FROM url_groups WHERE name = ?1";
+pub(super) const INDEX_RECORD: &str = "SELECT record FROM search_indexes WHERE id = ?1";
+
 /// The number of live entries created at or after `?1`: rows minus marked rows, both counted
 /// on indexes (counting through the view would probe the tombstones once per row).
 pub(super) const LIVE_COUNT: &str = "SELECT

@@ -1,21 +1,20 @@
 //! Steps the [`Store`](crate::store::Store) methods share: each runs inside the caller's
 //! transaction (or read), so a method composes them and stays one transaction.
 
+use super::optional_value;
 use super::scan::{Read, Scanned, scan};
 use super::schema::{MARK_DELETED, RECLAIM_ROWS, RECLAIM_TOMBSTONES};
-use crate::store::{DlqFilter, StoreError};
-use rusqlite::{OptionalExtension, Transaction, params};
+use crate::store::{PageQuery, StoreError};
+use rusqlite::{Transaction, params};
 
 /// Reserves `count` numbers of the id sequence; the first of them.
 pub(super) fn next_sequence(transaction: &Transaction<'_>, count: u64) -> Result<u64, StoreError> {
-    let next: u64 = transaction
-        .query_row(
-            "SELECT value FROM meta WHERE key = 'next_dlq_seq'",
-            [],
-            |row| row.get(0),
-        )
-        .optional()?
-        .unwrap_or(0);
+    let next: u64 = optional_value(
+        transaction,
+        "SELECT value FROM meta WHERE key = 'next_dlq_seq'",
+        [],
+    )?
+    .unwrap_or(0);
     transaction
         .execute("INSERT INTO meta (key, value) VALUES ('next_dlq_seq', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1", params![next + count])
         ?;
@@ -50,12 +49,15 @@ pub(super) fn cancel_in(
 /// The first `limit` entries of a scan and, when more match, the last id of the page.
 pub(super) fn scan_page(
     c: &rusqlite::Connection,
-    filter: &DlqFilter,
-    after: Option<&str>,
-    limit: usize,
-    min_created_at: i64,
+    query: PageQuery<'_>,
     read: Read,
 ) -> Result<(Vec<Scanned>, Option<String>), StoreError> {
+    let PageQuery {
+        filter,
+        after,
+        limit,
+        min_created_at,
+    } = query;
     let mut rows = scan(c, filter, after, limit + 1, min_created_at, read)?;
     let more = rows.len() > limit;
     rows.truncate(limit);
@@ -77,13 +79,11 @@ pub(super) fn reclaim_marked(t: &Transaction<'_>, at_most: usize) -> Result<u64,
 
 /// Reclaims the entry `dlq_id` if it is marked deleted; whether it was.
 pub(super) fn reclaim_marked_id(t: &Transaction<'_>, dlq_id: &str) -> Result<bool, StoreError> {
-    let marked: Option<i64> = t
-        .query_row(
-            "SELECT seq FROM dlq_tombstones WHERE seq = (SELECT rowid FROM dlq_rows WHERE dlq_id = ?1)",
-            params![dlq_id],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let marked: Option<i64> = optional_value(
+        t,
+        "SELECT seq FROM dlq_tombstones WHERE seq = (SELECT rowid FROM dlq_rows WHERE dlq_id = ?1)",
+        params![dlq_id],
+    )?;
     let Some(seq) = marked else {
         return Ok(false);
     };
