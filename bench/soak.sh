@@ -67,7 +67,8 @@ rss_end=$(rss)
   echo
   echo "Command: \`bench/soak.sh --minutes $minutes --seconds-per-segment $segment\` ($(date -u +%Y-%m-%d), $(nproc) cores, $(rustc --version))."
   echo "Workload (bench/soak.lua, wrk -t2 -c16): per 20 requests 1 admin insert of 5 entries, 1 filtered bulk delete,"
-  echo "6 unfiltered lists, 4 two-filter lists, 8 get-ones; 5000 stable entries; rate limit raised."
+  echo "6 unfiltered lists, 4 two-filter lists, 8 get-ones; 5000 stable entries; volatile entries from a pool of 1000 run ids"
+  echo "(the store keeps every run that entered the DLQ, so new run ids would grow the data without bound); rate limits raised."
   echo
   cat "$data/table"
   echo
