@@ -12,10 +12,9 @@ fn raw_count(path: &std::path::Path, sql: &str) -> u64 {
         .expect(sql)
 }
 
-/// Longer than the store's quiet time (250 ms without request writes), after which reclaiming
-/// runs in full.
+/// Longer than the store's quiet time, after which reclaiming runs in full.
 fn quiet() {
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(SqliteStore::RECLAIM_QUIET + Duration::from_millis(50));
 }
 
 fn labelled(dlq_id: &str, created_at: i64, labels: &[&str]) -> FailedWorkflowRun {

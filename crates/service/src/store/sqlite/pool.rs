@@ -30,7 +30,7 @@ pub const RESERVE_BYTES: u64 = 8 << 20;
 pub(super) const HEADROOM_PAGES: i64 = 16;
 
 /// How long without a write from a request counts as quiet: reclaiming then runs in full.
-const QUIET: Duration = Duration::from_millis(250);
+const QUIET: Duration = SqliteStore::RECLAIM_QUIET;
 /// Under load, reclaiming takes one batch of at most this many entries...
 const BUSY_BATCH: usize = 100;
 /// ...at most this often (up to 1,000 entries a second, about a tenth of the writer's time),
@@ -67,6 +67,10 @@ impl SqliteStore {
     /// The schema version of an up-to-date file (`PRAGMA user_version`): how many migrations
     /// there are.
     pub const SCHEMA_VERSION: usize = super::schema::SCHEMA_VERSION;
+
+    /// How long without a write from a request before reclaiming deleted entries runs in full
+    /// (see [`Store::reclaim_deleted`](crate::store::Store::reclaim_deleted)).
+    pub const RECLAIM_QUIET: Duration = Duration::from_millis(250);
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
