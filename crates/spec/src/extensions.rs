@@ -39,13 +39,16 @@ pub fn idempotent(operation: &Operation, method: &str) -> bool {
         .unwrap_or(!matches!(method, "post" | "patch"))
 }
 
+/// The spelling of the extension [`preserialized`] reads (spec-diff compares it too).
+pub const PRESERIALIZED: &str = "x-courier-preserialized";
+
 /// `x-courier-preserialized: true` on a response: the generated server takes its body as
 /// `courier_server::runtime::Json<T>`, which an implementation may fill with JSON bytes it
 /// already holds (stored at insert) instead of a value to serialise.
 pub fn preserialized(response: &Response) -> bool {
     response
         .extensions
-        .get("x-courier-preserialized")
+        .get(PRESERIALIZED)
         .and_then(Value::as_bool)
         .unwrap_or(false)
 }

@@ -170,7 +170,8 @@ impl<'a> SpecView<'a> {
         if let Some(map) = op.get("responses").and_then(Value::as_object) {
             for (status, raw) in map {
                 let (response, _) = self.resolve(raw);
-                if response.get("x-courier-preserialized") == Some(&Value::Bool(true)) {
+                if response.get(courier_spec::extensions::PRESERIALIZED) == Some(&Value::Bool(true))
+                {
                     statuses.insert(status.clone());
                 }
             }
