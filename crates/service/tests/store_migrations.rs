@@ -61,6 +61,8 @@ fn a_database_of_the_hand_written_migrations_opens_with_its_data() {
         ..DlqFilter::default()
     };
     assert_eq!(listed_ids(&store, &etl), [SECOND], "the label index");
+    // Migration 5 copied each entry's row number and filter columns into its label rows.
+    assert_eq!(store.label_copies_out_of_step().expect("label copies"), 0);
     let binary = store.get_dlq(SECOND, 0).expect("get").expect("stored");
     assert_eq!(binary.body_base64.as_deref(), Some("//4="));
     assert!(store.url_group("orders").expect("group").is_some());

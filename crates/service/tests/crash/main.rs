@@ -204,6 +204,11 @@ async fn crash_and_check(
             0,
             "labels whose entry is gone"
         );
+        assert_eq!(
+            store.label_copies_out_of_step().expect("label copies"),
+            0,
+            "label rows whose copies of the entry's filter columns disagree with it"
+        );
     }
 
     let server = Server::start(data.path()).await;
@@ -403,20 +408,25 @@ async fn wait_until_reclaiming(database: &Path) {
     }
 }
 
-/// The foreign-key check can see a violation, so its zero in the crash test means something.
+/// The foreign-key and label-copy checks can see a violation, so their zeros in the crash test
+/// mean something.
 #[test]
-fn foreign_key_violations_are_counted() {
+fn foreign_key_and_label_copy_violations_are_counted() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("courier.sqlite3");
     let store = SqliteStore::open(&path).expect("open");
     assert_eq!(store.foreign_key_violations().expect("check"), 0);
     let raw = rusqlite::Connection::open(&path).expect("raw");
     raw.execute_batch(
-        "PRAGMA foreign_keys = OFF; INSERT INTO dlq_labels (label, dlq_id) VALUES ('x', 'gone');",
+        "PRAGMA foreign_keys = OFF;
+         INSERT INTO dlq_labels (label, dlq_id, seq, created_at, workflow_url, workflow_run_id, workflow_created_at)
+             VALUES ('x', 'gone', 1, 0, 'https://gone.example', 'wfr_gone', 0);",
     )
     .expect("orphan label");
     drop(raw);
     assert_eq!(store.foreign_key_violations().expect("check"), 1);
+    // The orphan copies columns of a row that does not exist: out of step too.
+    assert_eq!(store.label_copies_out_of_step().expect("check"), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -122,13 +122,38 @@ fn retention_hides_old_entries_and_purge_removes_them() {
         ["edge", "new"]
     );
     assert_eq!(f.store.dlq_count(min).expect("count"), 2);
+    // Through the label rows' copies of `created_at` too, and in counts of a filter.
+    let labelled: Vec<FailedWorkflowRun> = run_of("wfr_l", &[("l-old", 1_500), ("l-new", 2_500)])
+        .into_iter()
+        .map(|entry| FailedWorkflowRun {
+            labels: vec!["kept".into()],
+            caller_ip: Some("192.0.2.1".into()),
+            ..entry
+        })
+        .collect();
+    f.insert(&labelled);
+    let kept = DlqFilter {
+        label: vec!["kept".into()],
+        caller_ip: vec!["192.0.2.1".into()],
+        ..DlqFilter::default()
+    };
+    assert_eq!(list_all(&f.store, &kept, 10, min), ["l-new"]);
+    assert_eq!(
+        f.store.dlq_count_matching(&kept, min, 10).expect("count"),
+        1
+    );
+    let (deleted, _) = f
+        .store
+        .delete_dlq_matching(PageQuery::first(&kept, 100).retained_from(min))
+        .expect("delete");
+    assert_eq!(deleted, 1, "the entry past retention is not deleted again");
     // A bulk delete does not count entries that are already gone.
     let (deleted, _) = f
         .store
         .delete_dlq_matching(PageQuery::first(&DlqFilter::default(), 100).retained_from(3_000))
         .expect("delete");
     assert_eq!(deleted, 1);
-    assert_eq!(f.store.purge_expired(min).expect("purge"), 1);
+    assert_eq!(f.store.purge_expired(min).expect("purge"), 2);
     assert_eq!(f.store.dlq_count(0).expect("count"), 1);
     assert_eq!(f.store.get_dlq("old", 0).expect("get"), None);
 }

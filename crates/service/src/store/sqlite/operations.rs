@@ -1,9 +1,10 @@
 //! The [`Store`] methods: each one transaction on the writer, or one read on a reader.
 
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
-use super::scan::{Read, all_records, labels_of, runs_matching_sql, scan};
+use super::scan::{Read, Scanned, all_records, labels_of, runs_matching_sql, scan};
 use super::schema::{
-    EXPIRED_RUNS_DELETE, INDEX_RECORD, LIVE_COUNT, MARK_DELETED, URL_GROUP_RECORD,
+    EXPIRED_RUNS_DELETE, INDEX_RECORD, LABEL_ENTRY, LIVE_COUNT, MARK_DELETED, MARK_ROW_DELETED,
+    URL_GROUP_RECORD,
 };
 use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, scan_page};
 use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
@@ -92,7 +93,7 @@ impl Store for SqliteStore {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 ?;
-            let mut label = t.prepare_cached("INSERT OR IGNORE INTO dlq_labels (label, dlq_id) VALUES (?1, ?2)")?;
+            let mut label = t.prepare_cached(LABEL_ENTRY)?;
             let mut run = t
                 .prepare_cached("INSERT OR IGNORE INTO runs (workflow_run_id, workflow_url, workflow_created_at) VALUES (?1, ?2, ?3)")
                 ?;
@@ -132,8 +133,9 @@ impl Store for SqliteStore {
                     }
                     Err(e) => return Err(e.into()),
                 }
+                let seq = t.last_insert_rowid();
                 for name in labels_of(&entry) {
-                    label.execute(params![name, entry.dlq_id])?;
+                    label.execute(params![name, seq])?;
                 }
                 new_runs += run.execute(params![entry.workflow_run_id, entry.workflow_url, entry.workflow_created_at])? as u64;
                 ids.push(entry.dlq_id);
@@ -181,7 +183,7 @@ impl Store for SqliteStore {
             let (rows, next_after) = scan_page(c, query, Read::Records)?;
             let entries = rows
                 .iter()
-                .map(|(_, text, _)| from_json(text))
+                .map(|row| from_json(&row.text))
                 .collect::<Result<Vec<FailedWorkflowRun>, _>>()?;
             Ok(Page {
                 entries,
@@ -195,7 +197,7 @@ impl Store for SqliteStore {
             let (rows, next_after) = scan_page(c, query, Read::Listed)?;
             let messages = rows
                 .into_iter()
-                .map(|(_, text, stand_in)| {
+                .map(|Scanned { text, stand_in, .. }| {
                     if stand_in {
                         // A row from before migration 4: its list shape made from the record.
                         to_json(&WorkflowDlqMessage::from(from_json::<FailedWorkflowRun>(
@@ -248,18 +250,20 @@ impl Store for SqliteStore {
         let (filter, after, min_created_at) = (query.filter, query.after, query.min_created_at);
         loop {
             let result = self.shrink(|t| {
-                let mut ids: Vec<String> =
-                    scan(t, filter, after, limit + 1, min_created_at, Read::Ids)?
-                        .into_iter()
-                        .map(|(id, _, _)| id)
-                        .collect();
-                let more = ids.len() > limit;
-                ids.truncate(limit);
-                let mut delete = t.prepare_cached(&format!("{MARK_DELETED} dlq_id = ?1"))?;
-                for id in &ids {
-                    delete.execute(params![id])?;
+                let mut rows = scan(t, filter, after, limit + 1, min_created_at, Read::Ids)?;
+                let more = rows.len() > limit;
+                rows.truncate(limit);
+                // Marked by the row numbers the scan read: no second lookup by id.
+                let mut delete = t.prepare_cached(MARK_ROW_DELETED)?;
+                for row in &rows {
+                    delete.execute(params![row.seq])?;
                 }
-                Ok((ids.len() as u64, if more { ids.pop() } else { None }))
+                let next_after = if more {
+                    rows.last().map(|row| row.dlq_id.clone())
+                } else {
+                    None
+                };
+                Ok((rows.len() as u64, next_after))
             });
             match result {
                 Err(StoreError::Full(_)) if limit > 1 => limit = limit.div_ceil(4),

@@ -264,7 +264,7 @@ impl SqliteStore {
                 let opened = Connection::open_with_flags(&self.path, flags)
                     .map_err(StoreError::from)
                     .and_then(|c| {
-                        c.execute_batch("PRAGMA busy_timeout = 10000; PRAGMA cache_size = -65536;")
+                        c.execute_batch(super::schema::READER_SETTINGS)
                             .map_err(StoreError::from)
                             .map(|()| c)
                     });
@@ -290,7 +290,9 @@ impl SqliteStore {
     ) -> Result<String, StoreError> {
         self.read(|c| {
             let mut plans = Vec::new();
-            for (sql, values) in scan_queries(filter, after, 101, 0, super::scan::Read::Listed) {
+            for (sql, values) in
+                scan_queries(filter, after, 101, Some(0), super::scan::Read::Listed)
+            {
                 let mut statement = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
                 let steps = statement
                     .query_map(params_from_iter(values), |row| row.get::<_, String>(3))?
@@ -306,6 +308,24 @@ impl SqliteStore {
         self.read(|c| {
             c.query_row("PRAGMA integrity_check", [], |row| row.get(0))
                 .map_err(StoreError::from)
+        })
+    }
+
+    /// How many label rows disagree with their entry's row about its row number or a filter
+    /// column they copy (0 when sound; see migration 5).
+    pub fn label_copies_out_of_step(&self) -> Result<u64, StoreError> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM dlq_labels l LEFT JOIN dlq_rows r ON r.dlq_id = l.dlq_id
+                 WHERE r.rowid IS NOT l.seq OR r.created_at IS NOT l.created_at
+                    OR r.workflow_url IS NOT l.workflow_url OR r.workflow_run_id IS NOT l.workflow_run_id
+                    OR r.workflow_created_at IS NOT l.workflow_created_at
+                    OR r.failure_state IS NOT l.failure_state OR r.caller_ip IS NOT l.caller_ip
+                    OR r.flow_control_key IS NOT l.flow_control_key",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(StoreError::from)
         })
     }
 

@@ -62,7 +62,7 @@ pub(super) fn scan_page(
     let more = rows.len() > limit;
     rows.truncate(limit);
     let next_after = if more {
-        rows.last().map(|(id, _, _)| id.clone())
+        rows.last().map(|row| row.dlq_id.clone())
     } else {
         None
     };
