@@ -377,6 +377,9 @@ log "part 3: bulk delete"
 # pages of count=1000 following the cursor; appends "seconds_summed slowest_ms deleted requests".
 bulk_delete() {
   rm -rf "$work/del" && cp -r "$work/d$largest" "$work/del"
+  # Written back before the run: otherwise the copy's gigabytes go to disk during it, and each
+  # commit's fsync waits behind them (delete rates then varied 5× from run to run).
+  sync
   start_server "$work/del"
   local cursor="" total=0 requests=0 url
   : >"$work/delete-times"
@@ -422,6 +425,9 @@ log "part 3: reading and deleting the same entries"
 : >"$work/read-vs-delete"
 for _ in $(seq 1 "$runs"); do
   rm -rf "$work/del" && cp -r "$work/d$largest" "$work/del"
+  # Written back before the run: otherwise the copy's gigabytes go to disk during it, and each
+  # commit's fsync waits behind them (delete rates then varied 5× from run to run).
+  sync
   start_server "$work/del"
   "$read_vs_delete" --base-url "$base" --token "$token" --flow-control-key tenant-00 \
     | awk '{printf "%s %.0f %.0f %s\n", $0, $1 / $2, $3 / $4, ($3 / $4) / ($1 / $2)}' >>"$work/read-vs-delete"
