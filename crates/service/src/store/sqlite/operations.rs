@@ -3,8 +3,8 @@
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
 use super::scan::{Read, Scanned, all_records, labels_of, runs_matching_sql, scan};
 use super::schema::{
-    EXPIRED_RUNS_DELETE, INDEX_RECORD, LABEL_ENTRY, LIVE_COUNT, MARK_DELETED, MARK_ROW_DELETED,
-    URL_GROUP_RECORD,
+    ANY_MARK, EXPIRED_RUNS_DELETE, INDEX_RECORD, LABEL_ENTRY, LIVE_COUNT, MARK_DELETED,
+    MARK_ROW_DELETED, URL_GROUP_RECORD,
 };
 use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, scan_page};
 use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
@@ -317,10 +317,14 @@ impl Store for SqliteStore {
     }
 
     fn reclaim_deleted(&self, at_most: usize) -> Result<u64, StoreError> {
-        match lock(&self.pacing).allowance(at_most) {
-            0 => Ok(0),
-            allowed => self.remove(|t| reclaim_marked(t, allowed)),
+        let allowed = lock(&self.pacing).allowance(at_most);
+        // Without marks, no write transaction: on a full store, `remove` would also compact
+        // (truncating the write-ahead log) on every tick of the upkeep, where only deletes
+        // that went through should give space back.
+        if allowed == 0 || !self.read(|c| Ok(optional_value::<i64>(c, ANY_MARK, [])?.is_some()))? {
+            return Ok(0);
         }
+        self.remove(|t| reclaim_marked(t, allowed))
     }
 
     fn insert_runs(&self, runs: &[ActiveRun]) -> Result<u64, StoreError> {

@@ -263,11 +263,7 @@ impl SqliteStore {
                     | OpenFlags::SQLITE_OPEN_URI;
                 let opened = Connection::open_with_flags(&self.path, flags)
                     .map_err(StoreError::from)
-                    .and_then(|c| {
-                        c.execute_batch(super::schema::READER_SETTINGS)
-                            .map_err(StoreError::from)
-                            .map(|()| c)
-                    });
+                    .and_then(|c| super::schema::configure_reader(&c).map(|()| c));
                 if opened.is_err() {
                     self.readers_opened.fetch_sub(1, Ordering::Relaxed);
                 }

@@ -152,6 +152,9 @@ pub(super) const LABEL_ENTRY: &str = "INSERT OR IGNORE INTO dlq_labels
 /// Marks the entry stored as row `?1` deleted (for scans, which read the row number).
 pub(super) const MARK_ROW_DELETED: &str = "INSERT OR IGNORE INTO dlq_tombstones (seq) VALUES (?1)";
 
+/// Some marked entry's row number, if any entry is marked deleted.
+pub(super) const ANY_MARK: &str = "SELECT seq FROM dlq_tombstones LIMIT 1";
+
 /// Reclaims up to `?1` marked entries, oldest mark first: the rows (their labels cascade),
 /// then their tombstones; both in one transaction, so a row and its mark go together.
 pub(super) const RECLAIM_ROWS: &str = "DELETE FROM dlq_rows WHERE rowid IN
@@ -175,25 +178,46 @@ pub(super) const EXPIRED_RUNS_DELETE: &str = "DELETE FROM runs WHERE workflow_ru
          SELECT workflow_run_id FROM dlq WHERE created_at < ?1
          EXCEPT SELECT workflow_run_id FROM dlq WHERE created_at >= ?1)";
 
-/// The settings of a reader connection. Readers map the file into memory (`mmap_size`, at most
-/// SQLite's default ceiling of 2 GiB; the rest of a larger file is read as before): the bundled
-/// SQLite is built with `SQLITE_ENABLE_MEMORY_MANAGEMENT`, under which every connection's page
-/// cache is one shared cache behind one mutex, and a page read through the map skips that cache.
-/// Under concurrent filtered lists, locking and waiting for that mutex were over a quarter of the
-/// samples, and mapping took such a list from 2,847 to 4,920 requests/s (issue 16, by hand on a
-/// 100,000-entry store). SQLite only reads through the map; it writes with `write()` as before.
-pub(super) const READER_SETTINGS: &str =
-    "PRAGMA busy_timeout = 10000; PRAGMA cache_size = -65536; PRAGMA mmap_size = 2147418112;";
+/// How every connection reads pages: through a map of the file (`mmap_size`, at most SQLite's
+/// default ceiling of 2 GiB; the rest of a larger file is read as before), and a page cache of
+/// 16 MiB for what the map does not hold: pages of the write-ahead log and a writer's changed
+/// pages.
+///
+/// Two reasons (issue 16, measured by hand on stores from `courier-fill` and by
+/// `bench/soak.sh`). The bundled SQLite is built with `SQLITE_ENABLE_MEMORY_MANAGEMENT`, under
+/// which all connections' caches are one cache behind one mutex; a page read through the map
+/// skips it. Under concurrent filtered lists, locking and waiting for that mutex were over a
+/// quarter of the samples, and mapping took such a list from 2,847 to 4,920 requests/s on a
+/// 100,000-entry store. And the heap no longer grows with the store: with 64 MiB caches of file
+/// pages it followed the file's size through a soak. Mapped pages belong to the kernel's page
+/// cache (RSS shows them as file-backed). SQLite only reads through the map; it writes with
+/// `write()` as before.
+const PAGE_SETTINGS: &str = "PRAGMA cache_size = -16384; PRAGMA mmap_size = 2147418112;";
+
+/// The settings of a reader connection.
+pub(super) fn configure_reader(connection: &Connection) -> Result<(), StoreError> {
+    connection.execute_batch("PRAGMA busy_timeout = 10000;")?;
+    connection
+        .execute_batch(PAGE_SETTINGS)
+        .map_err(StoreError::from)
+}
+
+/// All of SQLite's memory in the process, page caches included, that SQLite keeps under by
+/// reusing cached pages instead of allocating more (a soft limit: nothing fails above it).
+/// Without it, the five connections' caches grew whenever a transaction touched pages of the
+/// write-ahead log none of them held yet, in steps of megabytes through a soak (issue 16).
+const SQLITE_HEAP_SOFT_LIMIT: &str = "PRAGMA soft_heap_limit = 16777216;";
 
 fn configure(connection: &Connection) -> Result<(), StoreError> {
-    connection
-        .execute_batch(
-            "PRAGMA journal_mode = WAL;
+    connection.execute_batch(
+        "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = FULL;
              PRAGMA foreign_keys = ON;
-             PRAGMA busy_timeout = 10000;
-             PRAGMA cache_size = -65536;",
-        )
+             PRAGMA busy_timeout = 10000;",
+    )?;
+    connection.execute_batch(SQLITE_HEAP_SOFT_LIMIT)?;
+    connection
+        .execute_batch(PAGE_SETTINGS)
         .map_err(StoreError::from)
 }
 
