@@ -17,9 +17,10 @@ fn workspace_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }
 
-fn spec_text() -> String {
-    std::fs::read_to_string(workspace_root().join(xtask::SPEC_PATH)).unwrap()
-}
+#[path = "support/edits.rs"]
+mod edits;
+
+use edits::{corpus_entry, spec_text};
 
 /// The corpus edits the programs below are about, applied together.
 const EDITS: [&str; 5] = [
@@ -30,41 +31,9 @@ const EDITS: [&str; 5] = [
     "maximum-tightened",
 ];
 
-fn corpus_entry(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/spec-diff/{name}.yaml"));
-    serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// Applies the corpus's edit operations (the subset these entries use).
-fn apply(doc: &mut Value, edit: &Value) {
-    for op in edit.as_array().unwrap() {
-        let path = op["path"].as_str().unwrap();
-        let (parent, key) = path.rsplit_once('/').unwrap();
-        let key = key.replace("~1", "/").replace("~0", "~");
-        let target = doc.pointer_mut(parent).unwrap();
-        match (op["op"].as_str().unwrap(), target) {
-            ("add" | "replace", Value::Object(map)) => {
-                map.insert(key, op["value"].clone());
-            }
-            ("add", Value::Array(items)) if key == "-" => items.push(op["value"].clone()),
-            ("remove", Value::Object(map)) => {
-                map.remove(&key).unwrap();
-            }
-            ("remove-value", Value::Object(map)) => {
-                let items = map.get_mut(&key).unwrap().as_array_mut().unwrap();
-                items.retain(|item| item != &op["value"]);
-            }
-            (other, _) => panic!("{other} at {path} is not used by these edits"),
-        }
-    }
-}
-
 fn edited_spec(names: &[&str]) -> String {
-    let mut doc: Value = serde_yaml::from_str(&spec_text()).unwrap();
-    for name in names {
-        apply(&mut doc, &corpus_entry(name)["edit"]);
-    }
-    serde_json::to_string_pretty(&doc).unwrap()
+    let entries: Vec<Value> = names.iter().map(|name| corpus_entry(name)).collect();
+    edits::edited_spec(&entries.iter().collect::<Vec<_>>())
 }
 
 /// A user program: which crates it uses, its source, and whether it compiles against the old

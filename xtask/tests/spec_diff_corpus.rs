@@ -2,89 +2,16 @@
 //! real spec, must get exactly its expected class for each crate, and its main change the
 //! expected pointer and classes. The compile tests in `spec_diff_compile.rs` prove the classes.
 
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use xtask::spec_diff::{Class, diff_texts, report};
 
+#[path = "support/edits.rs"]
+mod edits;
+
+use edits::{corpus_entry, edited_spec, spec_text};
+
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spec-diff")
-}
-
-fn spec_text() -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    std::fs::read_to_string(root.join(xtask::SPEC_PATH)).unwrap()
-}
-
-/// The parent of `pointer` and its last token, unescaped.
-fn split(pointer: &str) -> (&str, String) {
-    let (parent, last) = pointer.rsplit_once('/').expect("a pointer below the root");
-    (parent, last.replace("~1", "/").replace("~0", "~"))
-}
-
-fn take(doc: &mut Value, pointer: &str) -> Value {
-    let (parent, key) = split(pointer);
-    let parent = doc
-        .pointer_mut(parent)
-        .unwrap_or_else(|| panic!("no {parent}"));
-    match parent {
-        Value::Object(map) => map.remove(&key).unwrap_or_else(|| panic!("no {pointer}")),
-        Value::Array(items) => items.remove(key.parse::<usize>().unwrap()),
-        _ => panic!("{pointer}: parent is not a container"),
-    }
-}
-
-fn put(doc: &mut Value, pointer: &str, value: Value) {
-    let (parent, key) = split(pointer);
-    let parent = doc
-        .pointer_mut(parent)
-        .unwrap_or_else(|| panic!("no {parent}"));
-    match parent {
-        Value::Object(map) => {
-            map.insert(key, value);
-        }
-        Value::Array(items) if key == "-" => items.push(value),
-        Value::Array(items) => items.insert(key.parse::<usize>().unwrap(), value),
-        _ => panic!("{pointer}: parent is not a container"),
-    }
-}
-
-/// RFC 6902's `add`, `remove`, `replace` and `move`, plus `remove-value` (remove an array item
-/// equal to `value`), which keeps edits of `required` lists readable.
-fn apply(doc: &mut Value, edit: &Value) {
-    for op in edit.as_array().expect("edit is a list") {
-        let path = op["path"].as_str().expect("path");
-        match op["op"].as_str().expect("op") {
-            "add" => put(doc, path, op["value"].clone()),
-            "remove" => {
-                take(doc, path);
-            }
-            "replace" => {
-                take(doc, path);
-                put(doc, path, op["value"].clone());
-            }
-            "move" => {
-                let value = take(doc, op["from"].as_str().expect("from"));
-                put(doc, path, value);
-            }
-            "remove-value" => {
-                let items = doc
-                    .pointer_mut(path)
-                    .and_then(Value::as_array_mut)
-                    .unwrap_or_else(|| panic!("no array at {path}"));
-                let before = items.len();
-                items.retain(|item| item != &op["value"]);
-                assert_eq!(items.len() + 1, before, "{path} holds {} once", op["value"]);
-            }
-            other => panic!("unknown op {other}"),
-        }
-    }
-}
-
-/// The edited spec of a corpus entry, as text.
-pub fn edited_spec(entry: &Value) -> String {
-    let mut doc: Value = serde_yaml::from_str(&spec_text()).unwrap();
-    apply(&mut doc, &entry["edit"]);
-    serde_json::to_string_pretty(&doc).unwrap()
 }
 
 #[test]
@@ -100,8 +27,8 @@ fn every_corpus_edit_gets_its_expected_classes() {
     let mut failures = Vec::new();
     for path in &entries {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let entry: Value = serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let report = diff_texts(&old, &edited_spec(&entry)).unwrap();
+        let entry = corpus_entry(&name);
+        let report = diff_texts(&old, &edited_spec(&[&entry])).unwrap();
         let json = report::to_json(&report);
         let expected = &entry["expect"];
         if json["crates"] != expected["crates"] {
@@ -153,11 +80,8 @@ fn the_spec_against_itself_has_no_changes() {
 
 #[test]
 fn json_form_has_the_documented_shape_and_reads_back() {
-    let entry: Value = serde_yaml::from_str(
-        &std::fs::read_to_string(corpus_dir().join("query-parameter-added-optional.yaml")).unwrap(),
-    )
-    .unwrap();
-    let report = diff_texts(&spec_text(), &edited_spec(&entry)).unwrap();
+    let entry = corpus_entry("query-parameter-added-optional");
+    let report = diff_texts(&spec_text(), &edited_spec(&[&entry])).unwrap();
     let json = report::to_json(&report);
     let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["changes", "crates"]);
@@ -179,19 +103,14 @@ fn json_form_has_the_documented_shape_and_reads_back() {
 
 #[test]
 fn text_form_puts_the_worst_change_first() {
-    let mut doc: Value = serde_yaml::from_str(&spec_text()).unwrap();
-    for name in [
+    let entries = [
         "description-changed",
         "type-added",
         "response-field-removed",
-    ] {
-        let entry: Value = serde_yaml::from_str(
-            &std::fs::read_to_string(corpus_dir().join(format!("{name}.yaml"))).unwrap(),
-        )
-        .unwrap();
-        apply(&mut doc, &entry["edit"]);
-    }
-    let report = diff_texts(&spec_text(), &serde_json::to_string(&doc).unwrap()).unwrap();
+    ]
+    .map(corpus_entry);
+    let edited = edited_spec(&entries.iter().collect::<Vec<_>>());
+    let report = diff_texts(&spec_text(), &edited).unwrap();
     let text = report::to_text(&report);
     let lines: Vec<&str> = text.lines().skip_while(|l| !l.is_empty()).skip(1).collect();
     assert!(
@@ -205,4 +124,21 @@ fn text_form_puts_the_worst_change_first() {
         ),
         "{text}"
     );
+}
+
+/// `spec-diff` against a base from before the spec existed: every operation and type is new.
+#[test]
+fn a_first_spec_is_all_new() {
+    let spec = xtask::spec_diff::parse_spec(&spec_text()).unwrap();
+    let report = xtask::spec_diff::diff(&xtask::spec_diff::empty_spec(), &spec).unwrap();
+    let count = |prefix: &str| {
+        report
+            .changes
+            .iter()
+            .filter(|c| c.what.starts_with(prefix) && c.what.contains(" added"))
+            .count()
+    };
+    assert_eq!(count("operation "), spec.operations().count());
+    let types = spec.openapi().components.as_ref().unwrap().schemas.len();
+    assert_eq!(count("type "), types);
 }

@@ -155,6 +155,13 @@ pub struct Spec {
     openapi: OpenAPI,
 }
 
+impl From<OpenAPI> for Spec {
+    /// A document built in code (tests, or an empty one to compare against).
+    fn from(openapi: OpenAPI) -> Spec {
+        Spec { openapi }
+    }
+}
+
 impl Spec {
     /// Parses the YAML (or JSON) text of an OpenAPI 3.0 document.
     pub fn parse(text: &str) -> Result<Spec, SpecError> {

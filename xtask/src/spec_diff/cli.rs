@@ -52,10 +52,13 @@ fn base(root: &Path, asked: Option<String>) -> Option<Base> {
 /// The report of the working tree's spec against the spec at `base`. A base without the spec
 /// (before it existed) compares with an empty document: everything is new.
 fn report_since(root: &Path, base: &Base) -> Result<Report, DiffError> {
-    let old = versions::file_at(root, &base.rev, SPEC_PATH).unwrap_or_else(|| "{}".into());
+    let old = match versions::file_at(root, &base.rev, SPEC_PATH) {
+        Some(text) => super::parse_spec(&text)?,
+        None => super::empty_spec(),
+    };
     let new = std::fs::read_to_string(root.join(SPEC_PATH))
         .map_err(|e| DiffError(format!("cannot read {SPEC_PATH}: {e}")))?;
-    super::diff_texts(&old, &new)
+    super::diff(&old, &super::parse_spec(&new)?)
 }
 
 fn check_rev(root: &Path, base: &Base) -> Result<(), DiffError> {

@@ -28,7 +28,8 @@ pub mod compare;
 pub mod report;
 pub mod versions;
 
-use serde_json::Value;
+use courier_spec::Spec;
+use courier_spec::openapiv3::OpenAPI;
 
 /// How a change affects one crate's users; ordered from harmless to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -135,15 +136,23 @@ impl Report {
 #[error("{0}")]
 pub struct DiffError(pub String);
 
-/// Reads a spec's YAML (or JSON) text through `courier-spec` (the one reader: a text that is
-/// not an OpenAPI 3.0 document is refused here) and hands the rules the typed document as the
-/// JSON it serialises to, where every change has a JSON pointer.
-pub fn parse_spec(text: &str) -> Result<Value, DiffError> {
-    let spec = courier_spec::Spec::parse(text).map_err(|e| DiffError(e.to_string()))?;
-    serde_json::to_value(spec.openapi()).map_err(|e| DiffError(e.to_string()))
+/// Reads a spec's YAML (or JSON) text through `courier-spec`, the one reader: a text that is
+/// not an OpenAPI 3.0 document is refused here.
+pub fn parse_spec(text: &str) -> Result<Spec, DiffError> {
+    Spec::parse(text).map_err(|e| DiffError(e.to_string()))
+}
+
+/// The spec before there was one: no operations and no types, so everything is new.
+pub fn empty_spec() -> Spec {
+    Spec::from(OpenAPI::default())
+}
+
+/// Compares two specs.
+pub fn diff(old: &Spec, new: &Spec) -> Result<Report, DiffError> {
+    compare::diff(old, new)
 }
 
 /// Compares two spec texts.
 pub fn diff_texts(old: &str, new: &str) -> Result<Report, DiffError> {
-    Ok(compare::diff(&parse_spec(old)?, &parse_spec(new)?))
+    diff(&parse_spec(old)?, &parse_spec(new)?)
 }

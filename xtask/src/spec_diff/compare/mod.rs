@@ -10,36 +10,34 @@
 //! may carry breaks its producer (the client) and loosening it breaks its consumer (the
 //! implementer), and the other way round for a response.
 //!
-//! Anything outside the compared parts is documentation (`none`) when its key is one
-//! (`description`, `summary`, `example`, `x-…`, ...), and otherwise reported as unclassified
-//! and `breaking` for all three: a change the rules do not know is never waved through.
+//! Everything else is documentation or metadata (`none`: `description`, `summary`, `example`,
+//! `x-…`, `info`, ...), or reported as unclassified and `breaking` for all three: a change the
+//! rules do not know is never waved through.
+//!
+//! The rules read the typed document of `courier-spec` (openapiv3), never its JSON: a field a
+//! new openapiv3 adds is named by the compiler in `rest`, where every struct is destructured.
 //!
 //! In rooms: `model` reads a spec (lookups, the Rust type a schema becomes, constraints),
-//! `schemas` and `operations` hold the rules for types and for operations; here the
-//! accumulator, the entry point and the catch-all for everything else.
+//! `schemas` and `operations` hold the rules for types and for operations, `rest` classifies
+//! every other field; here the accumulator and the entry point.
 
-use super::{Change, Class, Impact, Report};
-use serde_json::{Map, Value};
+use super::{Change, Class, DiffError, Impact, Report};
+use courier_spec::Spec;
+use courier_spec::openapiv3::{ReferenceOr, SchemaData};
+use indexmap::IndexMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 use Class::{Additive, Breaking, None as Nothing};
 
 mod model;
 mod operations;
+mod rest;
 mod schemas;
 
 use model::*;
 use operations::*;
+use rest::*;
 use schemas::*;
-
-/// Keys whose values are prose or tooling metadata: they reach the generated code as doc
-/// comments at most.
-fn is_doc_key(key: &str) -> bool {
-    matches!(
-        key,
-        "description" | "summary" | "example" | "examples" | "title" | "externalDocs"
-    ) || key.starts_with("x-")
-}
 
 /// Where a type is used, as seen from the operations.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -130,14 +128,15 @@ impl Changes {
     }
 }
 
-/// Every change between two specs, classified, worst first (then by pointer).
-pub fn diff(old: &Value, new: &Value) -> Report {
-    let old_view = SpecView::new(old);
-    let new_view = SpecView::new(new);
+/// Every change between two specs, classified, worst first (then by pointer). A `$ref` that
+/// does not resolve makes a spec incomparable.
+pub fn diff(old: &Spec, new: &Spec) -> Result<Report, DiffError> {
+    let old_view = SpecView::new(old)?;
+    let new_view = SpecView::new(new)?;
     let mut changes = Changes::default();
     compare_schemas(&old_view, &new_view, &mut changes);
-    compare_operations(&old_view, &new_view, &mut changes);
-    compare_rest(old, new, "", &mut changes);
+    compare_operations(&old_view, &new_view, &mut changes)?;
+    compare_rest(old.openapi(), new.openapi(), &mut changes);
     let mut list: Vec<Change> = changes.by_pointer.into_values().collect();
     list.sort_by(|a, b| {
         b.impact
@@ -145,7 +144,7 @@ pub fn diff(old: &Value, new: &Value) -> Report {
             .cmp(&a.impact.worst())
             .then_with(|| a.pointer.cmp(&b.pointer))
     });
-    Report { changes: list }
+    Ok(Report { changes: list })
 }
 
 /// Client and server classes of a change that breaks every user of a type, where it is used.
@@ -163,107 +162,10 @@ impl Changes {
     }
 }
 
-/// The parts the rules above do not cover: documentation is `none`, anything else unclassified
-/// and `breaking`. Schemas, parameters, responses and operations are compared above.
-fn compare_rest(old: &Value, new: &Value, at: &str, changes: &mut Changes) {
-    let covered = [
-        "/components/schemas",
-        "/components/parameters",
-        "/components/responses",
-        "/components/requestBodies",
-    ];
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            for key in a.keys().chain(b.keys().filter(|k| !a.contains_key(*k))) {
-                let child = format!("{at}/{}", escape(key));
-                let (before, after) = (a.get(key), b.get(key));
-                if before == after {
-                    continue;
-                }
-                if is_doc_key(key) {
-                    changes.add(
-                        child,
-                        format!("documentation changed ({key})"),
-                        Impact::NONE,
-                    );
-                    continue;
-                }
-                let inside_compared =
-                    covered.iter().any(|c| child.starts_with(c)) || child.starts_with("/paths/");
-                if ["/info", "/servers", "/tags"].contains(&child.as_str()) {
-                    // Not in the generated code (progenitor sends `info.version` as a header the
-                    // service ignores; addresses are given at run time; tag names are compared
-                    // per operation).
-                    changes.add(child, format!("metadata changed ({key})"), Impact::NONE);
-                    continue;
-                }
-                if inside_compared && (before.is_none() || after.is_none()) {
-                    // Added or removed types, operations and their parts are classified above.
-                    continue;
-                }
-                if inside_compared {
-                    // Compared above; still look for documentation changes inside.
-                    compare_docs_inside(
-                        before.unwrap_or(&Value::Null),
-                        after.unwrap_or(&Value::Null),
-                        &child,
-                        changes,
-                    );
-                    continue;
-                }
-                match (before, after) {
-                    (Some(x), Some(y)) if x.is_object() && y.is_object() => {
-                        compare_rest(x, y, &child, changes)
-                    }
-                    _ => changes.add(
-                        child.clone(),
-                        format!("unclassified change at {child} (assumed breaking)"),
-                        Impact::new(Breaking, Breaking, Breaking),
-                    ),
-                }
-            }
-        }
-        _ => changes.add(
-            at.to_owned(),
-            format!("unclassified change at {at} (assumed breaking)"),
-            Impact::new(Breaking, Breaking, Breaking),
-        ),
-    }
-}
-
-/// Documentation keys that changed where both sides exist, inside a part compared above.
-fn compare_docs_inside(old: &Value, new: &Value, at: &str, changes: &mut Changes) {
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (key, before) in a {
-                let Some(after) = b.get(key) else { continue };
-                if before == after {
-                    continue;
-                }
-                let child = format!("{at}/{}", escape(key));
-                if is_doc_key(key) {
-                    changes.add(
-                        child,
-                        format!("documentation changed ({key})"),
-                        Impact::NONE,
-                    );
-                } else {
-                    compare_docs_inside(before, after, &child, changes);
-                }
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (index, (before, after)) in a.iter().zip(b).enumerate() {
-                compare_docs_inside(before, after, &format!("{at}/{index}"), changes);
-            }
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use courier_spec::openapiv3::Schema;
     use serde_json::json;
 
     #[test]
@@ -283,31 +185,53 @@ mod tests {
         }
     }
 
+    fn schema(json: serde_json::Value) -> Schema {
+        serde_json::from_value(json).expect("a schema")
+    }
+
     #[test]
     fn minimum_one_is_a_different_integer_type() {
-        let plain = json!({"type": "integer", "format": "int64", "minimum": 0});
-        let non_zero = json!({"type": "integer", "format": "int64", "minimum": 1});
-        assert_ne!(signature(&plain), signature(&non_zero));
-        let two = json!({"type": "integer", "format": "int64", "minimum": 2});
-        assert_eq!(signature(&plain), signature(&two));
+        let plain = schema(json!({"type": "integer", "format": "int64", "minimum": 0}));
+        let non_zero = schema(json!({"type": "integer", "format": "int64", "minimum": 1}));
+        let two = schema(json!({"type": "integer", "format": "int64", "minimum": 2}));
+        let signature_of = |s: &Schema| signature(Node::Inline(s));
+        assert_ne!(signature_of(&plain), signature_of(&non_zero));
+        assert_eq!(signature_of(&plain), signature_of(&two));
     }
 
     #[test]
     fn optional_arrays_and_defaults_are_not_options() {
+        let array = schema(json!({"type": "array", "items": {"type": "string"}}));
+        let defaulted = schema(json!({"type": "integer", "default": 3}));
+        let plain = schema(json!({"type": "string"}));
+        assert_eq!(field_type(Node::Inline(&array), false), "array<string >");
+        assert_eq!(field_type(Node::Inline(&defaulted), false), "integer ");
+        assert_eq!(field_type(Node::Inline(&plain), false), "Option<string >");
         assert_eq!(
-            field_type(
-                &json!({"type": "array", "items": {"type": "string"}}),
-                false
-            ),
-            "array<string >"
+            field_type(Node::Ref("#/components/schemas/Page"), false),
+            "Option<ref Page>"
         );
+    }
+
+    #[test]
+    fn constraints_have_directions_and_flags_tighten_when_set() {
+        let loose = schema(json!({"type": "array", "items": {"type": "string"}, "maxItems": 10}));
+        let tight = schema(json!({
+            "type": "array", "items": {"type": "string"}, "maxItems": 5, "uniqueItems": true
+        }));
+        let changes = constraint_changes(Node::Inline(&loose), Node::Inline(&tight));
+        let directions: Vec<(&str, Direction)> = changes.iter().map(|(k, d, _)| (*k, *d)).collect();
         assert_eq!(
-            field_type(&json!({"type": "integer", "default": 3}), false),
-            "integer "
+            directions,
+            [
+                ("maxItems", Direction::Tighten),
+                ("uniqueItems", Direction::Tighten)
+            ]
         );
-        assert_eq!(
-            field_type(&json!({"type": "string"}), false),
-            "Option<string >"
+        let back = constraint_changes(Node::Inline(&tight), Node::Inline(&loose));
+        assert!(
+            back.iter().all(|(_, d, _)| *d == Direction::Loosen),
+            "{back:?}"
         );
     }
 

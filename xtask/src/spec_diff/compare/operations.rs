@@ -2,10 +2,14 @@
 
 use super::*;
 
-pub(super) fn compare_operations(old: &SpecView, new: &SpecView, changes: &mut Changes) {
+pub(super) fn compare_operations(
+    old: &SpecView,
+    new: &SpecView,
+    changes: &mut Changes,
+) -> Result<(), DiffError> {
     let old_ops = old.operations();
     let new_ops = new.operations();
-    for (id, before) in &old_ops {
+    for (id, before) in old_ops {
         let Some(after) = new_ops.get(id) else {
             // The call is gone; an implementation's method matches no trait method (E0407).
             changes.add(
@@ -33,35 +37,33 @@ pub(super) fn compare_operations(old: &SpecView, new: &SpecView, changes: &mut C
             before,
             after,
         };
-        both.compare_parameters(changes);
-        both.compare_responses(changes);
-        let body = |op: &Operation| op.value.get("requestBody").map(|b| b.to_string());
-        if body(before) != body(after) {
+        both.compare_parameters(changes)?;
+        both.compare_request_body(changes)?;
+        both.compare_responses(changes)?;
+        // Tags pick the client (and trait) an operation is in; security the credentials.
+        if before.value.security != after.value.security {
             changes.add(
-                format!("{}/requestBody", after.pointer()),
-                format!("{id}: request body changed"),
+                format!("{}/security", after.pointer()),
+                format!("{id}: security changed"),
                 Impact::new(Nothing, Breaking, Breaking),
             );
         }
-        for key in ["security", "tags"] {
-            if before.value.get(key) != after.value.get(key) {
-                // Tags pick the client (and trait) an operation is in; security the credentials.
-                changes.add(
-                    format!("{}/{key}", after.pointer()),
-                    format!("{id}: {key} changed"),
-                    Impact::new(Nothing, Breaking, Breaking),
-                );
-            }
-        }
-        if before.item_parameters != after.item_parameters {
+        if before.value.tags != after.value.tags {
             changes.add(
-                pointer(&["paths", &after.path, "parameters"]),
+                format!("{}/tags", after.pointer()),
+                format!("{id}: tags changed"),
+                Impact::new(Nothing, Breaking, Breaking),
+            );
+        }
+        if before.item.parameters != after.item.parameters {
+            changes.add(
+                pointer(&["paths", after.path, "parameters"]),
                 format!("{}: path-level parameters changed", after.path),
                 Impact::new(Nothing, Breaking, Breaking),
             );
         }
     }
-    for (id, after) in &new_ops {
+    for (id, after) in new_ops {
         if !old_ops.contains_key(id) {
             // A new builder method for callers; a new required trait method for implementers
             // (the generated traits have no default bodies).
@@ -72,6 +74,7 @@ pub(super) fn compare_operations(old: &SpecView, new: &SpecView, changes: &mut C
             );
         }
     }
+    Ok(())
 }
 
 /// One operation in the two versions of the spec, with the documents it comes from.
@@ -90,14 +93,18 @@ pub(super) fn parameter_pointer(op: &Operation, param: &Parameter) -> String {
     }
 }
 
+/// A parameter's schema, or the signature of a parameter without one (`content`).
+fn schema_signature(param: &Parameter) -> String {
+    param
+        .schema()
+        .map_or_else(|| "content".to_owned(), signature)
+}
+
 impl BothVersions<'_> {
-    fn compare_parameters(&self, changes: &mut Changes) {
+    fn compare_parameters(&self, changes: &mut Changes) -> Result<(), DiffError> {
         let (id, old, new, before, after) = (self.id, self.old, self.new, self.before, self.after);
-        let old_params = old.parameters(before.value);
-        let new_params = new.parameters(after.value);
-        let required =
-            |p: &Parameter| p.value.get("required").and_then(Value::as_bool) == Some(true);
-        let schema = |p: &Parameter| p.value.get("schema").cloned().unwrap_or(Value::Null);
+        let old_params = old.parameters(before)?;
+        let new_params = new.parameters(after)?;
         for (key @ (location, name), gone) in &old_params {
             let label = format!("{id}: {location} parameter {name}");
             let Some(came) = new_params.get(key) else {
@@ -110,36 +117,35 @@ impl BothVersions<'_> {
                 continue;
             };
             let at = parameter_pointer(after, came);
-            let (old_schema, new_schema) = (schema(gone), schema(came));
-            let style = |p: &Parameter| {
-                (
-                    p.value.get("style").cloned(),
-                    p.value.get("explode").cloned(),
-                )
-            };
-            if signature(&old_schema) != signature(&new_schema) || style(gone) != style(came) {
+            let (old_signature, new_signature) = (schema_signature(gone), schema_signature(came));
+            if old_signature != new_signature
+                || gone.serialization() != came.serialization()
+                || gone.value.parameter_data_ref().format != came.value.parameter_data_ref().format
+                    && (gone.schema().is_none() || came.schema().is_none())
+            {
                 changes.add(
                     at.clone(),
-                    format!(
-                        "{label} retyped: {} → {}",
-                        signature(&old_schema),
-                        signature(&new_schema)
-                    ),
+                    format!("{label} retyped: {old_signature} → {new_signature}"),
                     Impact::new(Nothing, Breaking, Breaking),
                 );
-            } else if required(gone) != required(came) {
+            } else if gone.required() != came.required() {
                 // The server resolves a `$ref`'d schema's default, so resolve before typing.
-                let server_type_changes = field_type(old.resolve(&old_schema).0, required(gone))
-                    != field_type(new.resolve(&new_schema).0, required(came));
+                let resolved_type = |view: &SpecView, param: &Parameter| {
+                    param
+                        .schema()
+                        .and_then(|schema| view.resolve(schema))
+                        .map(|schema| field_type(Node::Inline(schema), param.required()))
+                };
+                let server_type_changes = resolved_type(old, gone) != resolved_type(new, came);
                 let server = if server_type_changes {
                     Breaking
-                } else if required(came) {
+                } else if came.required() {
                     Nothing
                 } else {
                     // The implementer may now get a request without it.
                     Breaking
                 };
-                if required(came) {
+                if came.required() {
                     // Builders compile unchanged, but `send()` refuses a call that leaves it out.
                     changes.add(
                         at.clone(),
@@ -154,12 +160,14 @@ impl BothVersions<'_> {
                     );
                 }
             }
-            for (constraint, direction, text) in constraint_changes(&old_schema, &new_schema) {
-                let (client, server) = directional(direction, Usage::REQUEST);
-                changes.add(
-                    format!("{at}/schema/{constraint}"),
-                    format!("{label}: {text}"),
-                    Impact::new(Nothing, client, server),
+            if let (Some(old_schema), Some(new_schema)) = (gone.schema(), came.schema()) {
+                compare_constraints(
+                    &label,
+                    &format!("{at}/schema"),
+                    old_schema,
+                    new_schema,
+                    Direction::usage(Usage::REQUEST),
+                    changes,
                 );
             }
         }
@@ -168,11 +176,9 @@ impl BothVersions<'_> {
                 continue;
             }
             let label = format!("{id}: {location} parameter {name}");
-            let at = match &came.component {
-                // A new use of a shared parameter: point at the operation's list entry.
-                Some(_) | None => format!("{}/parameters/{}", after.pointer(), came.index),
-            };
-            if required(came) {
+            // A new use of a shared parameter too: point at the operation's list entry.
+            let at = format!("{}/parameters/{}", after.pointer(), came.index);
+            if came.required() {
                 // New builder method, but old calls without it are refused by `send()` (and by the
                 // service); implementers get a new field to read.
                 changes.add(
@@ -188,12 +194,51 @@ impl BothVersions<'_> {
                 );
             }
         }
+        Ok(())
     }
 
-    fn compare_responses(&self, changes: &mut Changes) {
+    /// The body's media types, their Rust types and whether it is required; the constraints
+    /// of an inline body schema like a request type's.
+    fn compare_request_body(&self, changes: &mut Changes) -> Result<(), DiffError> {
         let (id, old, new, before, after) = (self.id, self.old, self.new, self.before, self.after);
-        let old_responses = old.responses(before.value);
-        let new_responses = new.responses(after.value);
+        let (old_body, new_body) = (old.request_body(before)?, new.request_body(after)?);
+        let shape = |body: &BTreeMap<&str, Option<Node>>| {
+            body.iter()
+                .map(|(media, schema)| {
+                    format!("{media}: {}", schema.map_or_else(String::new, signature))
+                })
+                .collect::<Vec<_>>()
+        };
+        let at = format!("{}/requestBody", after.pointer());
+        if shape(&old_body) != shape(&new_body)
+            || old.request_body_required(before) != new.request_body_required(after)
+        {
+            changes.add(
+                at.clone(),
+                format!("{id}: request body changed"),
+                Impact::new(Nothing, Breaking, Breaking),
+            );
+        }
+        for (media, schema) in &old_body {
+            if let (Some(old_schema), Some(Some(new_schema))) = (schema, new_body.get(media)) {
+                compare_constraints(
+                    &format!("{id}: request body"),
+                    &format!("{at}/content/{}/schema", escape(media)),
+                    *old_schema,
+                    *new_schema,
+                    Direction::usage(Usage::REQUEST),
+                    changes,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn compare_responses(&self, changes: &mut Changes) -> Result<(), DiffError> {
+        let (id, old, new, before, after) = (self.id, self.old, self.new, self.before, self.after);
+        let old_responses = old.responses(before)?;
+        let new_responses = new.responses(after)?;
+        let body_signature = |schema: &Option<Node>| schema.map_or_else(String::new, signature);
         for (status, old_schema) in &old_responses {
             let at = format!("{}/responses/{status}", after.pointer());
             match new_responses.get(status) {
@@ -203,22 +248,32 @@ impl BothVersions<'_> {
                     format!("{id}: response {status} removed"),
                     Impact::new(Nothing, Nothing, Breaking),
                 ),
-                Some(new_schema) if signature(old_schema) != signature(new_schema) => changes.add(
-                    at,
-                    format!(
-                        "{id}: response {status} body retyped: {} → {}",
-                        signature(old_schema),
-                        signature(new_schema)
-                    ),
-                    Impact::new(Nothing, Breaking, Breaking),
-                ),
-                Some(_) => {}
+                Some(new_schema) if body_signature(old_schema) != body_signature(new_schema) => {
+                    changes.add(
+                        at,
+                        format!(
+                            "{id}: response {status} body retyped: {} → {}",
+                            body_signature(old_schema),
+                            body_signature(new_schema)
+                        ),
+                        Impact::new(Nothing, Breaking, Breaking),
+                    )
+                }
+                Some(new_schema) => {
+                    if let (Some(old_schema), Some(new_schema)) = (old_schema, new_schema) {
+                        compare_constraints(
+                            &format!("{id}: response {status}"),
+                            &format!("{at}/content/{}/schema", escape(JSON)),
+                            *old_schema,
+                            *new_schema,
+                            Direction::usage(Usage::RESPONSE),
+                            changes,
+                        );
+                    }
+                }
             }
         }
-        let (old_raw, new_raw) = (
-            old.preserialized(before.value),
-            new.preserialized(after.value),
-        );
+        let (old_raw, new_raw) = (old.preserialized(before)?, new.preserialized(after)?);
         for status in old_raw.symmetric_difference(&new_raw) {
             if old_responses.contains_key(status) && new_responses.contains_key(status) {
                 // The variant's payload changes between `T` and `JsonBody<T>`: implementations
@@ -247,5 +302,6 @@ impl BothVersions<'_> {
                 );
             }
         }
+        Ok(())
     }
 }

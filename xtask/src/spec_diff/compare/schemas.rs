@@ -14,7 +14,7 @@ pub(super) fn compare_schemas(old: &SpecView, new: &SpecView, changes: &mut Chan
             changes.add_breaking_where_used(at, format!("type {name} removed"), old.usage_of(name));
             continue;
         };
-        compare_schema(name, &at, before, after, usage, changes);
+        compare_schema(name, &at, *before, *after, usage, changes);
     }
     for name in new_schemas.keys() {
         if !old_schemas.contains_key(name) {
@@ -31,16 +31,17 @@ pub(super) fn compare_schemas(old: &SpecView, new: &SpecView, changes: &mut Chan
 pub(super) fn compare_schema(
     name: &str,
     at: &str,
-    before: &Value,
-    after: &Value,
+    before: Node,
+    after: Node,
     usage: Usage,
     changes: &mut Changes,
 ) {
-    let old_enum = before.get("enum").and_then(Value::as_array);
-    let new_enum = after.get("enum").and_then(Value::as_array);
-    let old_props = before.get("properties").and_then(Value::as_object);
-    let new_props = after.get("properties").and_then(Value::as_object);
-    if let (Some(old_values), Some(new_values)) = (old_enum, new_enum) {
+    let (old_schema, new_schema) = (before.inline(), after.inline());
+    let old_enum = old_schema.and_then(enum_values);
+    let new_enum = new_schema.and_then(enum_values);
+    let old_object = old_schema.and_then(object_parts);
+    let new_object = new_schema.and_then(object_parts);
+    if let (Some(old_values), Some(new_values)) = (&old_enum, &new_enum) {
         // A new value is a new variant: an exhaustive `match` over it stops compiling (Rust),
         // and a consumer of an older build cannot read it (HTTP). A removed one is gone from
         // the enum and refused on the wire.
@@ -51,87 +52,141 @@ pub(super) fn compare_schema(
             .chain(removed.map(|v| (v, "removed")))
         {
             changes.add_breaking_where_used(
-                format!("{at}/enum/{}", value_label(value)),
+                format!("{at}/enum/{}", escape(value)),
                 format!("{name}: enum value {value} {what}"),
                 usage,
             );
         }
-    } else if let (Some(old_props), Some(new_props)) = (old_props, new_props) {
+    } else if let (Some((old_props, old_required)), Some((new_props, new_required))) =
+        (old_object, new_object)
+    {
+        let required = |list: &[String]| list.iter().cloned().collect::<BTreeSet<_>>();
         compare_properties(
-            name, at, before, after, old_props, new_props, usage, changes,
+            &Fields {
+                name,
+                at,
+                old: old_props,
+                new: new_props,
+                old_required: required(old_required),
+                new_required: required(new_required),
+                usage,
+            },
+            changes,
         );
     } else if signature(before) != signature(after) {
         changes.add_breaking_where_used(at.to_owned(), format!("type {name} changed kind"), usage);
     }
-    if old_enum.is_none() && old_props.is_none() {
-        // Constraint changes of a whole (scalar) component.
-        for (key, direction, text) in constraint_changes(before, after) {
-            let (client, server) = directional(direction, usage);
-            changes.add(
-                format!("{at}/{key}"),
-                format!("{name}: {text}"),
-                Impact::new(Nothing, client, server),
+    if old_enum.is_none() && old_object.is_none() {
+        // Constraints of a whole (scalar or array) component.
+        compare_constraints(name, at, before, after, Direction::usage(usage), changes);
+    }
+}
+
+/// Constraint changes of a schema and the inline schemas inside it (an array's items, an
+/// inline object's properties), with the classes `classes` gives each direction.
+pub(super) fn compare_constraints(
+    label: &str,
+    at: &str,
+    before: Node,
+    after: Node,
+    classes: impl Fn(Direction) -> (Class, Class) + Copy,
+    changes: &mut Changes,
+) {
+    for (key, direction, text) in constraint_changes(before, after) {
+        let (client, server) = classes(direction);
+        changes.add(
+            format!("{at}/{key}"),
+            format!("{label}: {text}"),
+            Impact::new(Nothing, client, server),
+        );
+    }
+    let (Some(old), Some(new)) = (before.inline(), after.inline()) else {
+        return;
+    };
+    let new_children = children(new);
+    for (place, old_child) in children(old) {
+        if let Some((_, new_child)) = new_children.iter().find(|(p, _)| *p == place) {
+            let inner = format!("{label}{}", place.replace("/properties/", "."));
+            compare_constraints(
+                &inner,
+                &format!("{at}{place}"),
+                old_child,
+                *new_child,
+                classes,
+                changes,
             );
         }
     }
 }
 
-/// An enum value as a pointer token: the value itself, so a reader sees which one.
-pub(super) fn value_label(value: &Value) -> String {
-    escape(
-        &value
-            .as_str()
-            .map_or_else(|| value.to_string(), str::to_owned),
-    )
+impl Direction {
+    /// The classes of a constraint change at a place used as `usage` (see [`directional`]).
+    pub(super) fn usage(usage: Usage) -> impl Fn(Direction) -> (Class, Class) + Copy {
+        move |direction| directional(direction, usage)
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn compare_properties(
-    name: &str,
-    at: &str,
-    before: &Value,
-    after: &Value,
-    old_props: &Map<String, Value>,
-    new_props: &Map<String, Value>,
+/// The properties of one object type in the two versions.
+pub(super) struct Fields<'a> {
+    name: &'a str,
+    at: &'a str,
+    old: &'a Properties,
+    new: &'a Properties,
+    old_required: BTreeSet<String>,
+    new_required: BTreeSet<String>,
     usage: Usage,
-    changes: &mut Changes,
-) {
-    let old_required = required_of(before);
-    let new_required = required_of(after);
-    let removed: Vec<&String> = old_props
+}
+
+impl Fields<'_> {
+    fn at(&self, prop: &str) -> String {
+        format!("{}/properties/{}", self.at, escape(prop))
+    }
+
+    fn old_type(&self, prop: &str) -> String {
+        field_type(Node::of(&self.old[prop]), self.old_required.contains(prop))
+    }
+
+    fn new_type(&self, prop: &str) -> String {
+        field_type(Node::of(&self.new[prop]), self.new_required.contains(prop))
+    }
+}
+
+pub(super) fn compare_properties(fields: &Fields, changes: &mut Changes) {
+    let (name, usage) = (fields.name, fields.usage);
+    let removed: Vec<&String> = fields
+        .old
         .keys()
-        .filter(|p| !new_props.contains_key(*p))
+        .filter(|p| !fields.new.contains_key(*p))
         .collect();
-    let added: Vec<&String> = new_props
+    let added: Vec<&String> = fields
+        .new
         .keys()
-        .filter(|p| !old_props.contains_key(*p))
+        .filter(|p| !fields.old.contains_key(*p))
         .collect();
-    let prop_at = |prop: &str| format!("{at}/properties/{}", escape(prop));
 
     // One field gone and one of the same Rust type come: a rename (the field name is the JSON
     // key, so it is a rename on the wire too).
     let renamed = match (removed.as_slice(), added.as_slice()) {
-        ([gone], [came])
-            if field_type(&old_props[*gone], old_required.contains(*gone))
-                == field_type(&new_props[*came], new_required.contains(*came)) =>
-        {
-            Some((*gone, *came))
-        }
+        ([gone], [came]) if fields.old_type(gone) == fields.new_type(came) => Some((*gone, *came)),
         _ => None,
     };
     if let Some((gone, came)) = renamed {
         changes.add_breaking_where_used(
-            prop_at(came),
+            fields.at(came),
             format!("{name}.{gone} renamed to {came}"),
             usage,
         );
     } else {
         for prop in removed {
             // Readers lose the field, builders name a field that is gone.
-            changes.add_breaking_where_used(prop_at(prop), format!("{name}.{prop} removed"), usage);
+            changes.add_breaking_where_used(
+                fields.at(prop),
+                format!("{name}.{prop} removed"),
+                usage,
+            );
         }
         for prop in added {
-            let required = new_required.contains(prop);
+            let required = fields.new_required.contains(prop);
             // A new field breaks every struct literal (Rust): the models' users build any type,
             // the client's users build request types, implementers build response types.
             // Readers only gain a field.
@@ -151,45 +206,29 @@ pub(super) fn compare_properties(
             };
             let kind = if required { "required" } else { "optional" };
             changes.add(
-                prop_at(prop),
+                fields.at(prop),
                 format!("{name}.{prop} added ({kind})"),
                 Impact::new(Breaking, client, server),
             );
         }
     }
-    compare_common(
-        name,
-        &prop_at,
-        old_props,
-        new_props,
-        &old_required,
-        &new_required,
-        usage,
-        changes,
-    );
+    compare_common(fields, changes);
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn compare_common(
-    name: &str,
-    prop_at: &dyn Fn(&str) -> String,
-    old_props: &Map<String, Value>,
-    new_props: &Map<String, Value>,
-    old_required: &BTreeSet<String>,
-    new_required: &BTreeSet<String>,
-    usage: Usage,
-    changes: &mut Changes,
-) {
-    for (prop, before) in old_props {
-        let Some(after) = new_props.get(prop) else {
+/// The properties both versions have: type, presence and constraints.
+fn compare_common(fields: &Fields, changes: &mut Changes) {
+    let (name, usage) = (fields.name, fields.usage);
+    for (prop, before) in fields.old {
+        let Some(after) = fields.new.get(prop) else {
             continue;
         };
-        let was_required = old_required.contains(prop);
-        let is_required = new_required.contains(prop);
+        let (before, after) = (Node::of(before), Node::of(after));
+        let was_required = fields.old_required.contains(prop);
+        let is_required = fields.new_required.contains(prop);
         let field = format!("{name}.{prop}");
         if signature(before) != signature(after) {
             changes.add_breaking_where_used(
-                prop_at(prop),
+                fields.at(prop),
                 format!(
                     "{field} retyped: {} → {}",
                     signature(before),
@@ -203,10 +242,10 @@ pub(super) fn compare_common(
             } else {
                 "made optional"
             };
-            if field_type(before, was_required) != field_type(after, is_required) {
+            if fields.old_type(prop) != fields.new_type(prop) {
                 // `T` ↔ `Option<T>`: every reader and builder of the field.
                 changes.add_breaking_where_used(
-                    prop_at(prop),
+                    fields.at(prop),
                     format!("{field} {change} (Option changes)"),
                     usage,
                 );
@@ -219,19 +258,19 @@ pub(super) fn compare_common(
                 };
                 let (client, server) = directional(direction, usage);
                 changes.add(
-                    prop_at(prop),
+                    fields.at(prop),
                     format!("{field} {change} (same Rust type)"),
                     Impact::new(Nothing, client, server),
                 );
             }
         }
-        for (key, direction, text) in constraint_changes(before, after) {
-            let (client, server) = directional(direction, usage);
-            changes.add(
-                format!("{}/{key}", prop_at(prop)),
-                format!("{field}: {text}"),
-                Impact::new(Nothing, client, server),
-            );
-        }
+        compare_constraints(
+            &field,
+            &fields.at(prop),
+            before,
+            after,
+            Direction::usage(usage),
+            changes,
+        );
     }
 }
