@@ -1,18 +1,21 @@
 //! `cargo xtask codegen [--check]`: regenerates (or checks) every generated file from the spec;
-//! `cargo xtask spec-diff` and `version-check`: see `xtask::spec_diff`.
+//! `cargo xtask spec-diff` and `version-check`: see `xtask::spec_diff`; `cargo xtask operations`
+//! lists the spec's operations for scripts (`METHOD /path operationId`, one a line).
 
 use std::process::ExitCode;
 use xtask::{REGENERATE, SPEC_PATH, generate, stale_files, workspace_root, write_files};
 
 const USAGE: &str = "usage: cargo xtask codegen [--check]\n\n\
     codegen          regenerate every generated file from spec/openapi.yaml\n\
-    codegen --check  write nothing; fail naming each generated file that is stale";
+    codegen --check  write nothing; fail naming each generated file that is stale\n\
+    operations       list the spec's operations: `METHOD /path operationId`, one a line";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("spec-diff") => return xtask::spec_diff::cli::spec_diff(&args[1..]),
         Some("version-check") => return xtask::spec_diff::cli::version_check(&args[1..]),
+        Some("operations") if args.len() == 1 => return print_operations(),
         _ => {}
     }
     let check = match args
@@ -79,4 +82,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The operations as the one spec reader sees them, so scripts need no reader of their own.
+fn print_operations() -> ExitCode {
+    let spec = match courier_spec::Spec::load(&workspace_root().join(SPEC_PATH)) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for op in spec.operations() {
+        match op {
+            Ok(op) => println!("{} {} {}", op.method.to_uppercase(), op.path, op.id()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }

@@ -92,3 +92,23 @@ fn a_spec_that_breaks_the_rules_is_reported_not_panicked_on() {
         Err(CodegenError::Parse(_))
     ));
 }
+
+/// `cargo xtask operations`, the list scripts read instead of parsing the spec themselves.
+#[test]
+fn operations_lists_each_operation_once_as_method_path_id() {
+    let listed = support::run(Command::new(env!("CARGO_BIN_EXE_xtask")).arg("operations"));
+    let spec = courier_spec::Spec::parse(&spec_text()).unwrap();
+    let expected: Vec<String> = spec
+        .operations()
+        .map(|op| {
+            let op = op.unwrap();
+            format!("{} {} {}", op.method.to_uppercase(), op.path, op.id())
+        })
+        .collect();
+    assert_eq!(listed.lines().collect::<Vec<_>>(), expected);
+    assert!(
+        expected
+            .iter()
+            .any(|l| l == "GET /v2/workflows/dlq listWorkflowDlq")
+    );
+}
