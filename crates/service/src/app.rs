@@ -304,6 +304,15 @@ pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
                 tracing::warn!(%error, "writing usage counters failed; will retry");
             }
             if ticks.is_multiple_of(60 * ticks_per_second) {
+                let memory = crate::memory::report();
+                // Its own target, so `RUST_LOG=courier_service::memory=debug` shows it alone.
+                tracing::debug!(
+                    target: "courier_service::memory",
+                    sqlite_bytes = memory.sqlite,
+                    heap_in_use_bytes = memory.heap_in_use,
+                    heap_free_bytes = memory.heap_free,
+                    "memory"
+                );
                 let floor = service.retention_floor();
                 match service
                     .blocking(move |store| store.purge_expired(floor))

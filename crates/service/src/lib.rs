@@ -11,6 +11,7 @@ pub mod console;
 pub mod cursor;
 pub mod datadir;
 pub mod demo;
+pub mod memory;
 pub mod ratelimit;
 pub mod sample;
 pub mod stats;

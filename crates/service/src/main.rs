@@ -98,7 +98,7 @@ async fn shutdown_signal() {
 }
 
 fn main() -> ExitCode {
-    bound_malloc_arenas();
+    courier_service::memory::bound_malloc_arenas();
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -108,18 +108,6 @@ fn main() -> ExitCode {
             eprintln!("courier: cannot start the async runtime: {error}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// Caps glibc's malloc at two arenas, before any thread starts. glibc gives threads that
-/// allocate at the same time arenas of their own, up to eight per core; under a soak the heap
-/// spread over seventeen arenas of 1–8 MiB that kept growing, about 0.6 MiB a minute, while the
-/// data stayed the same size (issue 16).
-fn bound_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only sets a tuning parameter; no thread exists yet to race with it.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
     }
 }
 
