@@ -579,6 +579,23 @@ pub(super) struct Constraints {
     other: Vec<(&'static str, Option<String>)>,
 }
 
+impl Constraints {
+    /// The bounds of a number or an integer; `exclusive` is (maximum, minimum).
+    fn numeric(
+        &mut self,
+        maximum: Option<f64>,
+        minimum: Option<f64>,
+        exclusive: (bool, bool),
+        multiple_of: Option<String>,
+    ) {
+        self.upper.push(("maximum", maximum));
+        self.upper.push(("exclusiveMaximum", flag(exclusive.0)));
+        self.lower.push(("minimum", minimum));
+        self.upper.push(("exclusiveMinimum", flag(exclusive.1)));
+        self.other.push(("multipleOf", multiple_of));
+    }
+}
+
 fn flag(set: bool) -> Option<f64> {
     set.then_some(1.0)
 }
@@ -615,19 +632,12 @@ pub(super) fn constraints(node: Node) -> Constraints {
             minimum,
             maximum,
             enumeration: _,
-        })) => {
-            found.upper.push(("maximum", maximum.map(|v| v as f64)));
-            found
-                .upper
-                .push(("exclusiveMaximum", flag(*exclusive_maximum)));
-            found.lower.push(("minimum", minimum.map(|v| v as f64)));
-            found
-                .upper
-                .push(("exclusiveMinimum", flag(*exclusive_minimum)));
-            found
-                .other
-                .push(("multipleOf", multiple_of.map(|m| m.to_string())));
-        }
+        })) => found.numeric(
+            maximum.map(|v| v as f64),
+            minimum.map(|v| v as f64),
+            (*exclusive_maximum, *exclusive_minimum),
+            multiple_of.map(|m| m.to_string()),
+        ),
         SchemaKind::Type(Type::Number(NumberType {
             format: _,
             multiple_of,
@@ -636,19 +646,12 @@ pub(super) fn constraints(node: Node) -> Constraints {
             minimum,
             maximum,
             enumeration: _,
-        })) => {
-            found.upper.push(("maximum", *maximum));
-            found
-                .upper
-                .push(("exclusiveMaximum", flag(*exclusive_maximum)));
-            found.lower.push(("minimum", *minimum));
-            found
-                .upper
-                .push(("exclusiveMinimum", flag(*exclusive_minimum)));
-            found
-                .other
-                .push(("multipleOf", multiple_of.map(|m| m.to_string())));
-        }
+        })) => found.numeric(
+            *maximum,
+            *minimum,
+            (*exclusive_maximum, *exclusive_minimum),
+            multiple_of.map(|m| m.to_string()),
+        ),
         SchemaKind::Type(Type::Array(ArrayType {
             items: _,
             min_items,
@@ -700,26 +703,25 @@ pub(super) fn constraints(node: Node) -> Constraints {
             any_of: _,
             not: _,
         }) => {
-            let set = |flag_value: &Option<bool>| flag(*flag_value == Some(true));
-            found.upper.push(("maximum", *maximum));
+            found.numeric(
+                *maximum,
+                *minimum,
+                (
+                    *exclusive_maximum == Some(true),
+                    *exclusive_minimum == Some(true),
+                ),
+                multiple_of.map(|m| m.to_string()),
+            );
             found.upper.push(("maxLength", size(*max_length)));
             found.upper.push(("maxItems", size(*max_items)));
             found.upper.push(("maxProperties", size(*max_properties)));
             found
                 .upper
-                .push(("exclusiveMaximum", set(exclusive_maximum)));
-            found
-                .upper
-                .push(("exclusiveMinimum", set(exclusive_minimum)));
-            found.upper.push(("uniqueItems", set(unique_items)));
-            found.lower.push(("minimum", *minimum));
+                .push(("uniqueItems", flag(*unique_items == Some(true))));
             found.lower.push(("minLength", size(*min_length)));
             found.lower.push(("minItems", size(*min_items)));
             found.lower.push(("minProperties", size(*min_properties)));
             found.other.push(("pattern", pattern.clone()));
-            found
-                .other
-                .push(("multipleOf", multiple_of.map(|m| m.to_string())));
         }
     }
     found

@@ -14,41 +14,53 @@ use courier_spec::openapiv3::{
 };
 use serde_json::Value;
 
-/// Documentation: prose, examples, deprecation and `x-` extensions reach the generated code
-/// as doc comments at most (the `x-courier-*` ones the rules read are compared there too).
-fn doc<T: PartialEq>(changes: &mut Changes, at: &str, key: &str, before: &T, after: &T) {
-    if before != after {
-        changes.add(
-            format!("{at}/{}", escape(key)),
-            format!("documentation changed ({key})"),
-            Impact::NONE,
-        );
-    }
+/// What a field that differs is, for the classes: see [`note`].
+#[derive(Clone, Copy)]
+enum Kind {
+    /// Prose, examples, deprecation and `x-` extensions: they reach the generated code as doc
+    /// comments at most (the `x-courier-*` ones the rules read are compared there too).
+    Documentation,
+    /// Not in the generated code: `info.version` is sent as a header the service ignores,
+    /// server addresses are given at run time, tag names are compared per operation, response
+    /// headers are not read by any generator.
+    Metadata,
+    /// A change no rule knows: never waved through.
+    Unclassified,
 }
 
-/// Not in the generated code: `info.version` is sent as a header the service ignores, server
-/// addresses are given at run time, tag names are compared per operation, response headers
-/// are not read by any generator.
-fn metadata<T: PartialEq>(changes: &mut Changes, at: &str, key: &str, before: &T, after: &T) {
-    if before != after {
-        changes.add(
-            format!("{at}/{}", escape(key)),
-            format!("metadata changed ({key})"),
-            Impact::NONE,
-        );
+/// Adds the change at `{at}/{key}` when `before` and `after` differ, classed by `kind`.
+fn note<T: PartialEq>(
+    changes: &mut Changes,
+    kind: Kind,
+    (at, key): (&str, &str),
+    before: &T,
+    after: &T,
+) {
+    if before == after {
+        return;
     }
-}
-
-/// A change no rule knows: never waved through.
-fn unclassified<T: PartialEq>(changes: &mut Changes, at: &str, key: &str, before: &T, after: &T) {
-    if before != after {
-        let place = format!("{at}/{}", escape(key));
-        changes.add(
-            place.clone(),
+    let place = format!("{at}/{}", escape(key));
+    let (what, impact) = match kind {
+        Kind::Documentation => (format!("documentation changed ({key})"), Impact::NONE),
+        Kind::Metadata => (format!("metadata changed ({key})"), Impact::NONE),
+        Kind::Unclassified => (
             format!("unclassified change at {place} (assumed breaking)"),
             Impact::new(Breaking, Breaking, Breaking),
-        );
-    }
+        ),
+    };
+    changes.add(place, what, impact);
+}
+
+fn doc<T: PartialEq>(changes: &mut Changes, at: &str, key: &str, before: &T, after: &T) {
+    note(changes, Kind::Documentation, (at, key), before, after);
+}
+
+fn metadata<T: PartialEq>(changes: &mut Changes, at: &str, key: &str, before: &T, after: &T) {
+    note(changes, Kind::Metadata, (at, key), before, after);
+}
+
+fn unclassified<T: PartialEq>(changes: &mut Changes, at: &str, key: &str, before: &T, after: &T) {
+    note(changes, Kind::Unclassified, (at, key), before, after);
 }
 
 fn extensions(
