@@ -93,22 +93,18 @@ fn a_spec_that_breaks_the_rules_is_reported_not_panicked_on() {
     ));
 }
 
-/// `cargo xtask operations`, the list scripts read instead of parsing the spec themselves.
+/// `cargo xtask operations`, the list scripts read instead of parsing the spec themselves: the
+/// the same operations as the generated table in `courier-models` (which is sorted by id).
 #[test]
-fn operations_lists_each_operation_once_as_method_path_id() {
+fn operations_lists_the_generated_table_as_method_path_id() {
     let listed = support::run(Command::new(env!("CARGO_BIN_EXE_xtask")).arg("operations"));
-    let spec = courier_spec::Spec::parse(&spec_text()).unwrap();
-    let expected: Vec<String> = spec
-        .operations()
-        .map(|op| {
-            let op = op.unwrap();
-            format!("{} {} {}", op.method.to_uppercase(), op.path, op.id())
-        })
+    let mut expected: Vec<String> = courier_models::OPERATIONS
+        .iter()
+        .map(|op| format!("{} {} {}", op.method, op.path, op.id))
         .collect();
-    assert_eq!(listed.lines().collect::<Vec<_>>(), expected);
-    assert!(
-        expected
-            .iter()
-            .any(|l| l == "GET /v2/workflows/dlq listWorkflowDlq")
-    );
+    expected.sort();
+    assert!(expected.len() >= 10, "{expected:?}");
+    let mut lines: Vec<&str> = listed.lines().collect();
+    lines.sort();
+    assert_eq!(lines, expected);
 }

@@ -4,37 +4,48 @@
 use openapiv3::{Operation, Parameter, Response, Schema};
 use serde_json::Value;
 
+const GROUP: &str = "x-courier-group";
+const ALIAS_OF: &str = "x-courier-alias-of";
+const COMPAT: &str = "x-courier-compat";
+const IDEMPOTENT: &str = "x-courier-idempotent";
+const RUST_TYPE: &str = "x-courier-rust-type";
+const ENUM_VARNAMES: &str = "x-enum-varnames";
+
+/// The extensions that shape generated code (types, variant names, the filter group, the table
+/// of operations, the client's retries, the server's response bodies): changing one changes
+/// what users compile against or how the generated code behaves. The others
+/// (`x-courier-section`, `x-courier-decision`, ...) are documentation.
+pub const SHAPING_GENERATED_CODE: [&str; 7] = [
+    GROUP,
+    ALIAS_OF,
+    COMPAT,
+    IDEMPOTENT,
+    PRESERIALIZED,
+    RUST_TYPE,
+    ENUM_VARNAMES,
+];
+
 /// `x-courier-group`: the shared parameter group a parameter belongs to (e.g. `DlqFilter`).
 pub fn group(parameter: &Parameter) -> Option<&str> {
-    text(
-        &parameter.parameter_data_ref().extensions,
-        "x-courier-group",
-    )
+    text(&parameter.parameter_data_ref().extensions, GROUP)
 }
 
 /// `x-courier-alias-of`: the parameter of the same operation this one is another spelling of.
 pub fn parameter_alias_of(parameter: &Parameter) -> Option<&str> {
-    text(
-        &parameter.parameter_data_ref().extensions,
-        "x-courier-alias-of",
-    )
+    text(&parameter.parameter_data_ref().extensions, ALIAS_OF)
 }
 
 /// `x-courier-compat: {alias-of: <operationId>}`: the operation this one re-exposes at another
 /// address for the official clients.
 pub fn operation_alias_of(operation: &Operation) -> Option<&str> {
-    operation
-        .extensions
-        .get("x-courier-compat")?
-        .get("alias-of")?
-        .as_str()
+    operation.extensions.get(COMPAT)?.get("alias-of")?.as_str()
 }
 
 /// `x-courier-idempotent`, else what the method promises (RFC 9110: all but POST and PATCH).
 pub fn idempotent(operation: &Operation, method: &str) -> bool {
     operation
         .extensions
-        .get("x-courier-idempotent")
+        .get(IDEMPOTENT)
         .and_then(Value::as_bool)
         .unwrap_or(!matches!(method, "post" | "patch"))
 }
@@ -55,7 +66,7 @@ pub fn preserialized(response: &Response) -> bool {
 
 /// `x-courier-rust-type`, as written (the lint holds it to `String`).
 pub fn rust_type(schema: &Schema) -> Option<&Value> {
-    schema.schema_data.extensions.get("x-courier-rust-type")
+    schema.schema_data.extensions.get(RUST_TYPE)
 }
 
 /// A component marked `x-courier-rust-type: String`: constrained in the spec, a `String` in Rust.
@@ -71,7 +82,7 @@ pub fn section(schema: &Schema) -> Option<&str> {
 /// `x-enum-varnames`: the Rust variant names of an enum, in the order of its values. `Some(None)`
 /// when the extension is there but is not a list of strings.
 pub fn enum_variant_names(schema: &Schema) -> Option<Option<Vec<&str>>> {
-    let names = schema.schema_data.extensions.get("x-enum-varnames")?;
+    let names = schema.schema_data.extensions.get(ENUM_VARNAMES)?;
     Some(
         names
             .as_array()

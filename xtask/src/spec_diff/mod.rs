@@ -136,10 +136,16 @@ impl Report {
 #[error("{0}")]
 pub struct DiffError(pub String);
 
+impl From<courier_spec::SpecError> for DiffError {
+    fn from(error: courier_spec::SpecError) -> DiffError {
+        DiffError(error.to_string())
+    }
+}
+
 /// Reads a spec's YAML (or JSON) text through `courier-spec`, the one reader: a text that is
 /// not an OpenAPI 3.0 document is refused here.
 pub fn parse_spec(text: &str) -> Result<Spec, DiffError> {
-    Spec::parse(text).map_err(|e| DiffError(e.to_string()))
+    Ok(Spec::parse(text)?)
 }
 
 /// The spec before there was one: no operations and no types, so everything is new.

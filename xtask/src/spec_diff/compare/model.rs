@@ -14,8 +14,6 @@ use std::borrow::Borrow;
 /// The properties of an object schema, by name, as openapiv3 holds them.
 pub(super) type Properties = IndexMap<String, ReferenceOr<Box<Schema>>>;
 
-pub(super) const SCHEMA_REF: &str = "#/components/schemas/";
-
 /// The media type whose schema is the Rust type of a body.
 pub(super) const JSON: &str = "application/json";
 
@@ -55,7 +53,7 @@ impl<'a> SpecView<'a> {
     pub(super) fn new(spec: &'a Spec) -> Result<SpecView<'a>, DiffError> {
         let mut operations = BTreeMap::new();
         for op in spec.operations() {
-            let op = op.map_err(|e| DiffError(e.to_string()))?;
+            let op = op?;
             let id = match op.id() {
                 "" => format!("{} {}", op.method.to_uppercase(), op.path),
                 id => id.to_owned(),
@@ -146,10 +144,7 @@ impl<'a> SpecView<'a> {
     ) -> Result<BTreeMap<(&'static str, &'a str), Parameter<'a>>, DiffError> {
         let mut parameters = BTreeMap::new();
         for (index, raw) in op.value.parameters.iter().enumerate() {
-            let value = self
-                .spec
-                .parameter(raw)
-                .map_err(|e| DiffError(e.to_string()))?;
+            let value = self.spec.parameter(raw)?;
             let component = match raw {
                 ReferenceOr::Reference { reference } => {
                     Some(reference.trim_start_matches('#').to_owned())
@@ -182,10 +177,7 @@ impl<'a> SpecView<'a> {
             .chain(responses.default.iter().map(|d| ("default".to_owned(), d)));
         let mut found = BTreeMap::new();
         for (status, raw) in statuses {
-            let response = self
-                .spec
-                .response(raw)
-                .map_err(|e| DiffError(e.to_string()))?;
+            let response = self.spec.response(raw)?;
             found.insert(status, response);
         }
         Ok(found)
@@ -203,8 +195,7 @@ impl<'a> SpecView<'a> {
             .collect())
     }
 
-    /// The request body's schema per media type (empty without a body), `$ref`s followed, and
-    /// whether the body is required.
+    /// The request body's schema per media type (empty without a body), `$ref`s followed.
     pub(super) fn request_body(
         &self,
         op: &Operation<'a>,
@@ -212,10 +203,7 @@ impl<'a> SpecView<'a> {
         let Some(raw) = &op.value.request_body else {
             return Ok(BTreeMap::new());
         };
-        let body = self
-            .spec
-            .request_body(raw)
-            .map_err(|e| DiffError(e.to_string()))?;
+        let body = self.spec.request_body(raw)?;
         Ok(body
             .content
             .iter()
@@ -372,7 +360,7 @@ pub(super) fn refs_in(node: Node) -> BTreeSet<String> {
     fn walk(node: Node, names: &mut BTreeSet<String>) {
         match node {
             Node::Ref(reference) => {
-                if let Some(name) = reference.strip_prefix(SCHEMA_REF) {
+                if let Some(name) = courier_spec::ref_name::<Schema>(reference) {
                     names.insert(name.to_owned());
                 }
             }
@@ -442,7 +430,10 @@ pub(super) fn object_parts(schema: &Schema) -> Option<(&Properties, &[String])> 
 /// type (typify makes an integer with `minimum: 1` a `NonZero` integer).
 pub(super) fn signature(node: Node) -> String {
     let schema = match node {
-        Node::Ref(reference) => return format!("ref {}", reference.trim_start_matches(SCHEMA_REF)),
+        Node::Ref(reference) => {
+            let name = courier_spec::ref_name::<Schema>(reference).unwrap_or(reference);
+            return format!("ref {name}");
+        }
         Node::Inline(schema) => schema,
     };
     let list = |key: &str, parts: &[ReferenceOr<Schema>]| {
@@ -570,9 +561,10 @@ pub(super) fn field_type(node: Node, required: bool) -> String {
 }
 
 /// The constraints of a schema that narrow what it accepts without changing its Rust type,
-/// under their names in the spec. Bounds are numbers; `exclusive…` and `uniqueItems` count as
-/// 1 when set (tighter), 0 when not; `multipleOf` and `pattern` are only compared for change.
-#[derive(Debug, Default, PartialEq)]
+/// under their names in the spec: `upper` ones tighten when smaller, `lower` ones when larger;
+/// `exclusive…` and `uniqueItems` are lower ones, present (1) when set; `multipleOf` and
+/// `pattern` are only compared for change.
+#[derive(Debug, Default)]
 pub(super) struct Constraints {
     upper: Vec<(&'static str, Option<f64>)>,
     lower: Vec<(&'static str, Option<f64>)>,
@@ -589,9 +581,9 @@ impl Constraints {
         multiple_of: Option<String>,
     ) {
         self.upper.push(("maximum", maximum));
-        self.upper.push(("exclusiveMaximum", flag(exclusive.0)));
+        self.lower.push(("exclusiveMaximum", flag(exclusive.0)));
         self.lower.push(("minimum", minimum));
-        self.upper.push(("exclusiveMinimum", flag(exclusive.1)));
+        self.lower.push(("exclusiveMinimum", flag(exclusive.1)));
         self.other.push(("multipleOf", multiple_of));
     }
 }
@@ -660,7 +652,7 @@ pub(super) fn constraints(node: Node) -> Constraints {
         })) => {
             found.upper.push(("maxItems", size(*max_items)));
             found.lower.push(("minItems", size(*min_items)));
-            found.upper.push(("uniqueItems", flag(*unique_items)));
+            found.lower.push(("uniqueItems", flag(*unique_items)));
         }
         SchemaKind::Type(Type::Object(ObjectType {
             properties: _,
@@ -716,7 +708,7 @@ pub(super) fn constraints(node: Node) -> Constraints {
             found.upper.push(("maxItems", size(*max_items)));
             found.upper.push(("maxProperties", size(*max_properties)));
             found
-                .upper
+                .lower
                 .push(("uniqueItems", flag(*unique_items == Some(true))));
             found.lower.push(("minLength", size(*min_length)));
             found.lower.push(("minItems", size(*min_items)));
@@ -740,7 +732,7 @@ pub(super) fn constraint_changes(old: Node, new: Node) -> Vec<(&'static str, Dir
             .and_then(|(_, v)| v.clone())
     };
     let mut changes = Vec::new();
-    for (upper, old_list, new_list) in [
+    for (tighter_when_smaller, old_list, new_list) in [
         (true, &old.upper, &new.upper),
         (false, &old.lower, &new.lower),
     ] {
@@ -748,9 +740,6 @@ pub(super) fn constraint_changes(old: Node, new: Node) -> Vec<(&'static str, Dir
             old_list.iter().chain(new_list).map(|(k, _)| *k).collect();
         for key in keys {
             let (before, after) = (value_of(old_list, key), value_of(new_list, key));
-            // For flags, "upper" means set is tighter: a larger value tightens.
-            let tighter_when_smaller =
-                upper && !matches!(key, "exclusiveMaximum" | "exclusiveMinimum" | "uniqueItems");
             let direction = match (before, after) {
                 (Some(a), Some(b)) if a == b => continue,
                 (None, None) => continue,

@@ -17,8 +17,8 @@ use serde_json::Value;
 /// What a field that differs is, for the classes: see [`note`].
 #[derive(Clone, Copy)]
 enum Kind {
-    /// Prose, examples, deprecation and `x-` extensions: they reach the generated code as doc
-    /// comments at most (the `x-courier-*` ones the rules read are compared there too).
+    /// Prose, examples, deprecation and the `x-` extensions no generator reads: they reach the
+    /// generated code as doc comments at most.
     Documentation,
     /// Not in the generated code: `info.version` is sent as a header the service ignores,
     /// server addresses are given at run time, tag names are compared per operation, response
@@ -63,15 +63,23 @@ fn unclassified<T: PartialEq>(changes: &mut Changes, at: &str, key: &str, before
     note(changes, Kind::Unclassified, (at, key), before, after);
 }
 
+/// `x-` extensions: those that shape generated code are unclassified, except the one a rule
+/// classifies (`x-courier-preserialized`, see the response rules); the rest is documentation.
 fn extensions(
     changes: &mut Changes,
     at: &str,
     before: &IndexMap<String, Value>,
     after: &IndexMap<String, Value>,
 ) {
+    use courier_spec::extensions::{PRESERIALIZED, SHAPING_GENERATED_CODE};
     let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
     for key in keys {
-        doc(changes, at, key, &before.get(key), &after.get(key));
+        let kind = if key != PRESERIALIZED && SHAPING_GENERATED_CODE.contains(&key.as_str()) {
+            Kind::Unclassified
+        } else {
+            Kind::Documentation
+        };
+        note(changes, kind, (at, key), &before.get(key), &after.get(key));
     }
 }
 
