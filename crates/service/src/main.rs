@@ -97,11 +97,12 @@ async fn shutdown_signal() {
     tracing::info!("shutting down: draining connections");
 }
 
-/// Threads for blocking work, the store's calls above all: its one writer and four readers
-/// serve five at a time, and further threads only wait for a connection. tokio's default of
-/// 512 let a soak of 16 connections keep about 28 threads, each holding freed memory in its own
-/// malloc cache, which grew for minutes (issue 16).
-const BLOCKING_THREADS: usize = 8;
+/// Threads for blocking work, the store's calls above all: the store serves
+/// `SqliteStore::CONNECTIONS` at a time and further threads would only wait for a connection,
+/// so a few beyond those (files, name lookups). tokio's default of 512 let a soak of 16
+/// connections keep about 28 threads, each holding freed memory in its own malloc cache, which
+/// grew for minutes (issue 16).
+const BLOCKING_THREADS: usize = courier_service::store::SqliteStore::CONNECTIONS + 3;
 
 fn main() -> ExitCode {
     courier_service::memory::bound_malloc_arenas();

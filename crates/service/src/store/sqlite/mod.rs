@@ -21,6 +21,12 @@ use rusqlite::Connection;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
+impl SqliteStore {
+    /// Calls it serves at a time: one writer and [`pool::READERS`] readers. More concurrent
+    /// calls wait for a connection.
+    pub const CONNECTIONS: usize = 1 + pool::READERS;
+}
+
 pub struct SqliteStore {
     path: PathBuf,
     /// The reserve file ([`RESERVE_BYTES`]).

@@ -183,7 +183,8 @@ pub(super) const EXPIRED_RUNS_DELETE: &str = "DELETE FROM runs WHERE workflow_ru
 /// 4 MiB for what the map does not hold: pages of the write-ahead log and a writer's changed
 /// pages. With 16 MiB, the writer's cache of pages it had allocated for new entries kept filling
 /// for minutes of a soak (heaptrack: the whole difference in heap between minute 3 and minute 8
-/// was `pcache1Alloc` under `allocateBtreePage`); at 4 MiB it is full within the first minute.
+/// was `pcache1Alloc` under `allocateBtreePage`); at 4 MiB it is full by the soak's first
+/// memory figure, after one minute.
 ///
 /// Two reasons (issue 16, measured by hand on stores from `courier-fill` and by
 /// `bench/soak.sh`). The bundled SQLite is built with `SQLITE_ENABLE_MEMORY_MANAGEMENT`, under
