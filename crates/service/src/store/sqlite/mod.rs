@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 impl SqliteStore {
-    /// Calls it serves at a time: one writer and [`pool::READERS`] readers. More concurrent
+    /// Calls it serves at a time: one writer and four readers (`pool::READERS`). More concurrent
     /// calls wait for a connection.
     pub const CONNECTIONS: usize = 1 + pool::READERS;
 }
