@@ -173,6 +173,7 @@ async fn an_untrusted_certificate_fails_at_once_on_one_line_with_its_cause() {
             max_attempts: 3,
             initial_backoff: Duration::from_secs(2),
             max_backoff: Duration::from_secs(2),
+            ..RetryPolicy::default()
         })
         .build()
         .expect("client");

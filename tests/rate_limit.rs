@@ -188,8 +188,78 @@ async fn the_client_retries_after_429_and_reports_it_when_retries_are_off() {
     let refused = refused.expect("without retries a 429 reaches the caller");
     assert_eq!(refused.status, Some(429));
     assert!(refused.retryable);
+    assert!(refused.is_rate_limited());
+    let asked = refused
+        .retry_after()
+        .expect("the wait the service asked for");
     assert!(
-        refused.to_string().contains("429 Too Many Requests"),
+        asked <= std::time::Duration::from_secs(1),
+        "the per-second window: {asked:?}"
+    );
+    // The status is said once, not "429 Too Many Requests: too many requests: …".
+    assert!(
+        refused
+            .to_string()
+            .starts_with("429: too many requests: the account's max_requests_per_second"),
         "{refused}"
+    );
+}
+
+/// Forty calls at once against a limit of five a second: the default policy waits out the
+/// short 429s at the limit's pace, so every call gets through; a client that counts each 429 as
+/// an attempt (the old behaviour, `rate_limit_patience: ZERO`) loses most of them.
+#[tokio::test]
+async fn a_burst_over_the_per_second_limit_gets_through_with_the_default_policy() {
+    const CALLS: usize = 40;
+    const PER_SECOND: u64 = 5;
+    let service = TestService::start().await;
+    limit_to(&service, PER_SECOND).await;
+
+    let burst = |policy: RetryPolicy| {
+        let client = client_with(&service, policy);
+        async move {
+            let calls = (0..CALLS).map(|_| {
+                let client = client.clone();
+                tokio::spawn(async move { client.list_workflow_dlq().send().await })
+            });
+            let mut failed = Vec::new();
+            for call in futures::future::join_all(calls).await {
+                if let Err(error) = call.expect("task") {
+                    failed.push(error.to_string());
+                }
+            }
+            failed
+        }
+    };
+
+    let started = std::time::Instant::now();
+    let failed = burst(RetryPolicy::default()).await;
+    let took = started.elapsed();
+    assert!(
+        failed.is_empty(),
+        "{} of {CALLS} failed: {failed:?}",
+        failed.len()
+    );
+    // Forty calls at five a second cannot finish in fewer than seven whole windows: the limit
+    // was really exercised, not lifted.
+    let windows = (CALLS as u64).div_ceil(PER_SECOND) - 1;
+    assert!(
+        took >= std::time::Duration::from_secs(windows - 1),
+        "{CALLS} calls at {PER_SECOND}/s took only {took:?}"
+    );
+
+    let counting_each_429 = RetryPolicy {
+        rate_limit_patience: std::time::Duration::ZERO,
+        ..RetryPolicy::default()
+    };
+    let failed = burst(counting_each_429).await;
+    assert!(
+        failed.len() >= CALLS / 2,
+        "three attempts each cannot carry {CALLS} calls through {PER_SECOND}/s: only {} failed",
+        failed.len()
+    );
+    assert!(
+        failed.iter().all(|message| message.starts_with("429: ")),
+        "{failed:?}"
     );
 }

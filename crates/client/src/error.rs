@@ -25,6 +25,9 @@ pub struct CourierError {
     /// Whether sending the same request again might succeed (connection failure, timeout, 429,
     /// 5xx); never for bad addresses, bad parameters, configuration or certificate errors.
     pub retryable: bool,
+    /// How long the service asked to wait before the next attempt (a 429's `Retry-After`, or the
+    /// reset of the exhausted rate-limit window), when it said.
+    pub retry_after: Option<std::time::Duration>,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
 }
 
@@ -35,6 +38,7 @@ impl CourierError {
             status,
             message: message.into(),
             retryable,
+            retry_after: None,
             source: None,
         }
     }
@@ -48,6 +52,23 @@ impl CourierError {
     pub fn is_not_found(&self) -> bool {
         self.status == Some(404)
     }
+
+    /// Whether the service answered `501 Not Implemented`: a partial implementation of the
+    /// interface (a fake, a proxy) does not provide the operation. Never retried.
+    pub fn is_not_implemented(&self) -> bool {
+        self.status == Some(501)
+    }
+
+    /// Whether the service answered `429 Too Many Requests` (after the client's own retries):
+    /// [`retry_after`](Self::retry_after) says how long it asked to wait.
+    pub fn is_rate_limited(&self) -> bool {
+        self.status == Some(429)
+    }
+
+    /// How long the service asked to wait before trying again, when it said.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        self.retry_after
+    }
 }
 
 impl fmt::Display for CourierError {
@@ -57,7 +78,16 @@ impl fmt::Display for CourierError {
                 .ok()
                 .and_then(|s| s.canonical_reason())
                 .unwrap_or("");
-            write!(f, "{status} {reason}: ")?;
+            // "429 Too Many Requests: too many requests: …" says one thing twice.
+            let repeated = self
+                .message
+                .get(..reason.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(reason));
+            if reason.is_empty() || repeated {
+                write!(f, "{status}: ")?;
+            } else {
+                write!(f, "{status} {reason}: ")?;
+            }
         }
         f.write_str(&self.message)?;
         // Every cause, deduplicated: reqwest and hyper often repeat an inner message verbatim.
@@ -85,6 +115,7 @@ impl fmt::Debug for CourierError {
                 .field("status", &self.status)
                 .field("message", &self.message)
                 .field("retryable", &self.retryable)
+                .field("retry_after", &self.retry_after)
                 .field("source", &self.source)
                 .finish()
         } else {
@@ -171,7 +202,11 @@ impl From<progenitor_client::Error<ErrorBody>> for CourierError {
         let retryable_status = error.status().is_some_and(crate::retry::retryable_status);
         match error {
             Error::ErrorResponse(body) => {
-                CourierError::new(status, body.into_inner().error, retryable_status)
+                let asked = crate::retry::asked_wait(body.headers(), std::time::SystemTime::now());
+                let mut error =
+                    CourierError::new(status, body.into_inner().error, retryable_status);
+                error.retry_after = asked;
+                error
             }
             Error::CommunicationError(e) => {
                 let what = if e.is_builder() {
@@ -245,6 +280,22 @@ mod tests {
             error.to_string(),
             "503 Service Unavailable: busy (retryable)"
         );
+    }
+
+    #[test]
+    fn a_message_that_starts_with_the_reason_is_not_said_twice() {
+        let error = CourierError::new(
+            Some(429),
+            "too many requests: the account's max_requests_per_second is reached",
+            true,
+        );
+        assert_eq!(
+            error.to_string(),
+            "429: too many requests: the account's max_requests_per_second is reached (retryable)"
+        );
+        assert!(error.is_rate_limited());
+        assert!(!error.is_not_found());
+        assert_eq!(error.retry_after(), None);
     }
 
     #[test]

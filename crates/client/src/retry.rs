@@ -20,6 +20,11 @@ pub struct RetryPolicy {
     pub initial_backoff: Duration,
     /// Upper bound of one backoff, and of a `Retry-After` the client is willing to honour.
     pub max_backoff: Duration,
+    /// How long one call may spend, in all, waiting out 429s that ask for a short wait (at most
+    /// `max_backoff`). Those retries do not count against `max_attempts`: a burst of calls over
+    /// the per-second limit drains at the limit's pace instead of failing after two retries.
+    /// `Duration::ZERO` makes a 429 count as an ordinary attempt.
+    pub rate_limit_patience: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -28,6 +33,7 @@ impl Default for RetryPolicy {
             max_attempts: 3,
             initial_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(5),
+            rate_limit_patience: Duration::from_secs(30),
         }
     }
 }
@@ -37,6 +43,7 @@ impl RetryPolicy {
     pub fn none() -> RetryPolicy {
         RetryPolicy {
             max_attempts: 1,
+            rate_limit_patience: Duration::ZERO,
             ..RetryPolicy::default()
         }
     }
@@ -64,9 +71,11 @@ impl RetryPolicy {
     }
 }
 
-/// Whether a status is worth another attempt.
+/// Whether a status is worth another attempt: 429 and 5xx, except 501 (the implementation
+/// does not provide the operation, and will not by the next attempt).
 pub fn retryable_status(status: reqwest::StatusCode) -> bool {
-    status == reqwest::StatusCode::TOO_MANY_REQUESTS || status.is_server_error()
+    status == reqwest::StatusCode::TOO_MANY_REQUESTS
+        || (status.is_server_error() && status != reqwest::StatusCode::NOT_IMPLEMENTED)
 }
 
 /// `Retry-After` in seconds (the HTTP-date form is not used by the interface).
@@ -101,6 +110,10 @@ pub fn asked_wait(
 }
 
 /// Sends `request`, retrying per `policy` when the operation is idempotent.
+///
+/// A 429 that asks for a wait within `max_backoff` is waited out (plus a little jitter, so a
+/// burst of callers does not come back in lockstep) for as long as `rate_limit_patience`
+/// allows, without using up an attempt; every other retryable failure uses one.
 pub async fn execute(
     client: &reqwest::Client,
     request: reqwest::Request,
@@ -109,9 +122,11 @@ pub async fn execute(
 ) -> reqwest::Result<reqwest::Response> {
     let may_retry = is_idempotent(operation_id);
     let mut attempt = 1;
+    let mut waited_on_limits = Duration::ZERO;
     let mut pending = request;
     loop {
-        let spare = if may_retry && attempt < policy.max_attempts {
+        let patience_left = waited_on_limits < policy.rate_limit_patience;
+        let spare = if may_retry && (attempt < policy.max_attempts || patience_left) {
             pending.try_clone()
         } else {
             None
@@ -119,6 +134,24 @@ pub async fn execute(
         let result = client.execute(pending).await;
         let Some(next) = spare else { return result };
         let wait = match &result {
+            Ok(response) if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS => {
+                let asked = asked_wait(response.headers(), std::time::SystemTime::now());
+                match asked.filter(|after| *after <= policy.max_backoff) {
+                    Some(after) if waited_on_limits + after <= policy.rate_limit_patience => {
+                        let wait = with_spread(after);
+                        waited_on_limits += wait;
+                        tokio::time::sleep(wait).await;
+                        pending = next;
+                        continue;
+                    }
+                    _ if attempt < policy.max_attempts => match policy.wait(attempt - 1, asked) {
+                        Some(wait) => wait,
+                        None => return result,
+                    },
+                    _ => return result,
+                }
+            }
+            _ if attempt >= policy.max_attempts => return result,
             Ok(response) if retryable_status(response.status()) => {
                 let asked = asked_wait(response.headers(), std::time::SystemTime::now());
                 match policy.wait(attempt - 1, asked) {
@@ -136,6 +169,13 @@ pub async fn execute(
     }
 }
 
+/// `after` plus up to a quarter more (and at least 10 ms), at random: callers refused in the
+/// same window come back spread over the next one.
+fn with_spread(after: Duration) -> Duration {
+    let spread = (after / 4).max(Duration::from_millis(10));
+    after + spread.mul_f64(rand::random::<f64>())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +186,7 @@ mod tests {
             max_attempts: 5,
             initial_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_millis(350),
+            ..RetryPolicy::default()
         };
         for _ in 0..50 {
             let first = policy.backoff(0);
@@ -207,10 +248,11 @@ mod tests {
     }
 
     #[test]
-    fn only_429_and_5xx_are_retryable() {
+    fn only_429_and_5xx_but_501_are_retryable() {
         assert!(retryable_status(reqwest::StatusCode::TOO_MANY_REQUESTS));
         assert!(retryable_status(reqwest::StatusCode::SERVICE_UNAVAILABLE));
         assert!(!retryable_status(reqwest::StatusCode::NOT_FOUND));
         assert!(!retryable_status(reqwest::StatusCode::BAD_REQUEST));
+        assert!(!retryable_status(reqwest::StatusCode::NOT_IMPLEMENTED));
     }
 }

@@ -70,6 +70,7 @@ fn fast_retrying_management(server: &RecordingServer) -> management::Client {
             max_attempts: 2,
             initial_backoff: Duration::from_millis(1),
             max_backoff: Duration::from_millis(5),
+            ..RetryPolicy::default()
         })
         .build()
         .expect("client builds")
