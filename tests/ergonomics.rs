@@ -79,7 +79,8 @@ async fn a_dlq_filter_goes_straight_into_the_request_with_one_or_many_values() {
     assert!(none.messages.is_empty());
 }
 
-/// The generated builder's own multi-value setters take one value or many (annoyance 3).
+/// One rule for every multi-value setter, the builders' and `DlqFilter`'s alike: one value, or
+/// any collection of things that become values (`Vec<&str>`, arrays, slices, `&Vec<String>`).
 #[tokio::test]
 async fn the_builder_setters_take_one_value_or_many() {
     let (_service, client) = seeded().await;
@@ -91,6 +92,33 @@ async fn the_builder_setters_take_one_value_or_many() {
     )
     .await;
     assert_eq!(array.messages.len(), 3);
+    let vec_of_str = ok(
+        "list",
+        client
+            .list_workflow_dlq()
+            .label(vec!["billing", "beta"])
+            .send(),
+    )
+    .await;
+    assert_eq!(vec_of_str.messages.len(), 3);
+    let filter_of_vec = ok(
+        "list",
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new().label(vec!["billing", "beta"]))
+            .send(),
+    )
+    .await;
+    assert_eq!(filter_of_vec.messages.len(), 3);
+    let filter_of_array = ok(
+        "list",
+        client
+            .list_workflow_dlq()
+            .filter(&DlqFilter::new().label(["billing", "gamma"]))
+            .send(),
+    )
+    .await;
+    assert_eq!(filter_of_array.messages.len(), 3);
     let labels = vec![String::from("gamma")];
     let borrowed = ok("list", client.list_workflow_dlq().label(&labels).send()).await;
     assert_eq!(borrowed.messages.len(), 1);

@@ -25,10 +25,7 @@ async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
             .collect()
     };
     let filtered = list_all(&client, |r| {
-        r.workflow_url(vec![
-            "https://a.example/wf".into(),
-            "https://b.example/wf".into(),
-        ])
+        r.workflow_url(vec!["https://a.example/wf", "https://b.example/wf"])
     })
     .await;
     assert_eq!(
@@ -36,8 +33,8 @@ async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
         by_index(&|i| i % 3 != 2)
     );
     let filtered = list_all(&client, |r| {
-        r.label(vec!["label-1".into()])
-            .caller_ip(vec!["10.0.0.1".into(), "10.0.0.3".into()])
+        r.label(vec!["label-1"])
+            .caller_ip(vec!["10.0.0.1", "10.0.0.3"])
     })
     .await;
     assert_eq!(
@@ -46,7 +43,7 @@ async fn pagination_and_filters_over_1050_entries_match_a_direct_filter() {
     );
     let filtered = list_all(&client, |r| {
         r.failure_function_state(vec![FailureFunctionState::CallbackFail])
-            .flow_control_key(vec!["key-0".into()])
+            .flow_control_key(vec!["key-0"])
             .from_date(base + 100)
             .to_date(base + 900)
     })
@@ -166,7 +163,7 @@ async fn bulk_delete_in_batches_until_empty_and_by_ids() {
         client
             .delete_workflow_dlq_bulk()
             .dlq_ids(vec![ids[0].clone(), ids[1].clone(), "nope".into()])
-            .label(vec!["ignored".into()])
+            .label(vec!["ignored"])
             .send(),
     )
     .await;
@@ -179,7 +176,7 @@ async fn bulk_delete_in_batches_until_empty_and_by_ids() {
     loop {
         let mut request = client
             .delete_workflow_dlq_bulk()
-            .label(vec!["label-2".into()])
+            .label(vec!["label-2"])
             .count(NonZeroU64::new(25).expect("nonzero"));
         if let Some(c) = &cursor {
             request = request.cursor(c.clone());
@@ -196,7 +193,7 @@ async fn bulk_delete_in_batches_until_empty_and_by_ids() {
     assert_eq!(deleted, 90);
     assert!(batches >= 4, "{batches} batches");
     assert!(
-        list_all(&client, |r| r.label(vec!["label-2".into()]))
+        list_all(&client, |r| r.label(vec!["label-2"]))
             .await
             .is_empty()
     );

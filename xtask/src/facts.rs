@@ -116,14 +116,17 @@ fn group_struct(name: &str, params: &[&Param]) -> Result<TokenStream, CodegenErr
         if multi {
             let plural = format_ident!("{}s", param.name.to_snake_case());
             let one = doc(&format!(
-                "Adds one `{}` value (values of one filter are ORed); see [`{plural}`](Self::{plural}).",
+                "Adds `{}` values: one value or any collection of them (values of one filter are ORed).",
                 param.name
             ));
-            let many = doc(&format!("Adds every `{}` value of `values`.", param.name));
+            let many = doc(&format!(
+                "Adds every `{}` value of any iterator; [`{field}`](Self::{field}) takes one value or a collection.",
+                param.name
+            ));
             setters.push(quote! {
                 #one
-                pub fn #field(mut self, value: impl ::std::convert::Into<#item>) -> Self {
-                    self.#field.push(value.into());
+                pub fn #field(mut self, values: impl crate::values::IntoValues<#item>) -> Self {
+                    self.#field.extend(crate::values::IntoValues::into_values(values));
                     self
                 }
                 #many

@@ -42,7 +42,7 @@ async fn every_messaging_operation_succeeds_through_the_client() {
         "bulk",
         client
             .delete_workflow_dlq_bulk()
-            .dlq_ids(vec!["1-0".into(), "nope".into()])
+            .dlq_ids(vec!["1-0", "nope"])
             .send(),
     )
     .await;
