@@ -27,9 +27,13 @@ pub struct ModelType {
 fn settings(spec: &Spec) -> GenerationSettings {
     let mut settings = GenerationSettings::new();
     // BTreeMap keeps header maps in a stable order, so serialised JSON (and snapshots) are stable.
+    // The builder interface also makes typify emit a builder per struct
+    // (`FailedWorkflowRun::builder().dlq_id(..)`), so a value is written field by field, the
+    // optional ones defaulted, and a missing required field is an error that names it.
     settings
         .with_map_type("::std::collections::BTreeMap")
-        .with_derive("PartialEq");
+        .with_derive("PartialEq")
+        .with_interface(progenitor::InterfaceStyle::Builder);
     for name in plain_string_components(spec) {
         settings.with_replacement(name, "::std::string::String", std::iter::empty());
     }
@@ -49,6 +53,25 @@ fn component_names(spec: &Spec, filter: impl Fn(&openapiv3::Schema) -> bool) -> 
         .filter(|(_, schema)| schema.as_ref().is_ok_and(|schema| filter(schema)))
         .map(|(name, _)| name.to_upper_camel_case())
         .collect()
+}
+
+/// Whether the empty value of a schema is one the spec allows, so that its type may derive
+/// `Default`: an array without `minItems`, a map (an object without properties), or an object
+/// whose required properties are all such. A required string or number has no value that is
+/// valid by construction, so structs with one get a builder only.
+fn empty_is_valid(spec: &Spec, schema: &openapiv3::Schema) -> bool {
+    use openapiv3::{SchemaKind, Type};
+    match &schema.schema_kind {
+        SchemaKind::Type(Type::Array(array)) => array.min_items.unwrap_or(0) == 0,
+        SchemaKind::Type(Type::Object(object)) => object.required.iter().all(|name| {
+            object
+                .properties
+                .get(name)
+                .and_then(|property| spec.doc.resolve_boxed(property).ok())
+                .is_some_and(|property| empty_is_valid(spec, property))
+        }),
+        _ => false,
+    }
 }
 
 fn types_only(spec: &Spec) -> openapiv3::OpenAPI {
@@ -88,8 +111,16 @@ pub fn generate(spec: &Spec) -> Result<Models, CodegenError> {
     let mut settings = settings(spec);
     let mut patch = TypePatch::default();
     patch.with_attr(SCHEMARS_ATTR);
+    let mut defaultable_patch = patch.clone();
+    defaultable_patch.with_derive("Default");
+    let defaultable = component_names(spec, |schema| empty_is_valid(spec, schema));
     for ty in &type_names {
-        settings.with_patch(&ty.name, &patch);
+        let patch = if defaultable.contains(&ty.name) {
+            &defaultable_patch
+        } else {
+            &patch
+        };
+        settings.with_patch(&ty.name, patch);
     }
     let mut generator = Generator::new(&settings);
     generator

@@ -27,6 +27,36 @@
 //! assert_eq!(body.error, "count: 500 is above the maximum 100");
 //! ```
 //!
+//! Every struct has a generated builder: set the fields you have, the optional ones default to
+//! `None`, and converting the builder names the first required field that is missing. Types
+//! whose empty value the spec allows (a page with no entries, an empty header map) also
+//! implement `Default`.
+//!
+//! ```
+//! use courier_models::{FailedWorkflowRun, Headers, ListWorkflowDlqResponse};
+//! let run: FailedWorkflowRun = FailedWorkflowRun::builder()
+//!     .dlq_id("1761240845000-0")
+//!     .message_id("msg_1")
+//!     .url("https://example.com/wf/step")
+//!     .method("POST")
+//!     .header(Headers::default())
+//!     .max_retries(3)
+//!     .created_at(1_761_240_845_000i64)
+//!     .workflow_run_id("wfr_1")
+//!     .workflow_url("https://example.com/wf")
+//!     .workflow_created_at(1_761_240_800_000i64)
+//!     .body("{\"order\": 7}".to_owned())
+//!     .try_into()
+//!     .unwrap();
+//! assert_eq!(run.body.as_deref(), Some("{\"order\": 7}"));
+//! assert!(run.labels.is_empty());
+//!
+//! let missing: Result<FailedWorkflowRun, _> = FailedWorkflowRun::builder().dlq_id("x").try_into();
+//! assert!(missing.unwrap_err().to_string().contains("no value supplied for"));
+//!
+//! assert!(ListWorkflowDlqResponse::default().messages.is_empty());
+//! ```
+//!
 //! Features: `schemars` derives `schemars::JsonSchema` (schemars 1.x) for every type.
 
 // docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks items (the
@@ -46,6 +76,7 @@ mod generated;
 mod facts;
 mod helpers;
 mod operation;
+pub mod values;
 
 pub use facts::*;
 pub use generated::*;
