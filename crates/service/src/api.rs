@@ -330,7 +330,7 @@ impl MessagingApi for Service {
         match deleted.await {
             Ok(true) => DeleteDlqMessageResponse::Ok,
             Ok(false) => DeleteDlqMessageResponse::NotFound(error_body(format!(
-                "no message with dlqId `{}` in the DLQ",
+                "no failed run with dlqId `{}` in the DLQ",
                 request.dlq_id
             ))),
             Err(error) => write_failure!(DeleteDlqMessageResponse, "deleting a DLQ entry", error),

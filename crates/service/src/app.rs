@@ -516,9 +516,16 @@ pub fn banner(service: &Service, config: &Config, listeners: &Listeners) -> Stri
     } else {
         String::new()
     };
+    // Everything a client command needs to reach this service, ready to paste.
+    let management_url = if management == main {
+        String::new()
+    } else {
+        format!("export COURIER_MANAGEMENT_URL='{scheme}://{management}'\n")
+    };
     format!(
         "courier is serving\n  messaging:      {scheme}://{main}  (Authorization: Bearer $COURIER_SERVICE_TOKEN)\n  \
          management:     {scheme}://{management}  (Basic customer_id:management_key)\n{admin}{console}  data directory: {}\n\n\
+         export COURIER_BASE_URL='{scheme}://{main}'\n{management_url}\
          export COURIER_SERVICE_TOKEN='{}'\nexport COURIER_CUSTOMER_ID='{}'\nexport COURIER_MANAGEMENT_KEY='{}'\n",
         config.data_dir.display(),
         account.token,

@@ -24,6 +24,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per process; boxing the client commands would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the messaging and management interfaces.
@@ -120,7 +122,8 @@ fn main() -> ExitCode {
 }
 
 async fn run() -> ExitCode {
-    match Cli::parse().command {
+    let args = cli::with_leading_flags_moved(std::env::args().collect());
+    match Cli::parse_from(args).command {
         Command::Serve(args) => serve_command(args).await,
         Command::Client(command) => cli::run(command).await,
         Command::Completions { shell } => {

@@ -1,16 +1,21 @@
-//! Where the client commands connect and with which credentials: flags that override the same
-//! `COURIER_*` variables `courier_client`'s `from_env()` reads, with the same precedence.
+//! Where the client commands connect and with which credentials: flags, then the same `COURIER_*`
+//! variables `courier_client`'s `from_env()` reads, then a named profile; the first that says
+//! wins.
 
 use super::exit::{Exit, Failure};
 use super::output::{Output, OutputFormat};
+use super::profile::Profile;
 use courier_client::{Region, RetryPolicy, management, messaging};
+use std::path::PathBuf;
 
-/// Options every client command takes (after the command group or after the subcommand).
+/// Options every client command takes: before the command group (`courier --base-url URL dlq
+/// list`, see [`leading_flags_after_the_group`]) or anywhere after it.
 ///
 /// `--base-url` and `--region` deliberately read no variable through clap: the client's
 /// `from_env()` reads `COURIER_BASE_URL` and `COURIER_REGION` itself, and an explicit `--region`
 /// must keep an exported `COURIER_BASE_URL` out, exactly as `builder().region(..)` does.
 #[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "Connection and output (also before the command group)")]
 pub struct CommonArgs {
     /// Messaging service address [env: COURIER_BASE_URL]; wins over the region.
     #[arg(long, global = true, value_name = "URL")]
@@ -55,18 +60,32 @@ pub struct CommonArgs {
         value_name = "KEY"
     )]
     pub management_key: Option<String>,
+    /// PEM file of a CA to trust besides the system's roots: a private CA, or the certificate of
+    /// a local `courier serve --tls-cert`.
+    #[arg(long, global = true, env = "COURIER_CA_CERT", value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Named profile of the profiles file (see `courier --help`); flags and variables win over it.
+    #[arg(long, global = true, env = "COURIER_PROFILE", value_name = "NAME")]
+    pub profile: Option<String>,
     /// Output format [default: table on a terminal, ndjson otherwise].
     #[arg(long, short = 'o', global = true, value_enum, value_name = "FORMAT")]
     pub output: Option<OutputFormat>,
-    /// Retries after a 429, a 5xx or a connection failure (the client's policy: 2, honouring
-    /// Retry-After). 0 fails at once.
+    /// Retries after a 5xx or a connection failure (the client's policy: 2); short 429s are
+    /// waited out as Retry-After asks, for up to 30 s in all. 0 fails at once, 429s included.
     #[arg(long, global = true, value_name = "N")]
     pub retries: Option<u32>,
+}
+
+/// The variables the client's `from_env()` reads for the address: a profile must not override
+/// them, so their presence keeps the profile's address out.
+fn variable_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|value| !value.is_empty())
 }
 
 impl CommonArgs {
     fn retry_policy(&self) -> RetryPolicy {
         match self.retries {
+            Some(0) => RetryPolicy::none(),
             Some(retries) => RetryPolicy {
                 max_attempts: retries.saturating_add(1),
                 ..RetryPolicy::default()
@@ -79,9 +98,49 @@ impl CommonArgs {
         Output::new(self.output)
     }
 
-    /// The messaging client: flags first, then what `from_env()` fills in.
+    /// Whether `--output`/`-o` was given (some commands print less by default).
+    pub fn output_chosen(&self) -> bool {
+        self.output.is_some()
+    }
+
+    /// These settings with what the profile adds where neither a flag nor a variable said.
+    fn with_profile(&self) -> Result<CommonArgs, Failure> {
+        let Some(profile) = Profile::load(self.profile.as_deref())? else {
+            return Ok(self.clone());
+        };
+        let mut merged = self.clone();
+        let addressed = self.base_url.is_some()
+            || self.region.is_some()
+            || variable_set("COURIER_BASE_URL")
+            || variable_set("COURIER_REGION");
+        if !addressed {
+            merged.base_url = profile.base_url;
+        }
+        merged.management_url = merged.management_url.or(profile.management_url);
+        merged.service_token = merged.service_token.or(profile.service_token);
+        merged.customer_id = merged.customer_id.or(profile.customer_id);
+        merged.management_key = merged.management_key.or(profile.management_key);
+        merged.ca_cert = merged.ca_cert.or(profile.ca_cert);
+        Ok(merged)
+    }
+
+    /// The CA file's PEM text, when one is configured.
+    fn ca_pem(&self) -> Result<Option<Vec<u8>>, Failure> {
+        let Some(path) = &self.ca_cert else {
+            return Ok(None);
+        };
+        std::fs::read(path).map(Some).map_err(|error| {
+            Failure::usage(format!(
+                "cannot read the CA certificate {} (--ca-cert / COURIER_CA_CERT): {error}",
+                path.display()
+            ))
+        })
+    }
+
+    /// The messaging client: flags first, then what `from_env()` fills in, then the profile.
     pub fn messaging(&self) -> Result<messaging::Client, Failure> {
-        let Some(token) = &self.service_token else {
+        let settings = self.with_profile()?;
+        let Some(token) = &settings.service_token else {
             return Err(Failure::new(
                 Exit::Credentials,
                 "no service token: set COURIER_SERVICE_TOKEN or pass --service-token",
@@ -89,26 +148,31 @@ impl CommonArgs {
         };
         let mut builder = messaging::Client::builder()
             .token(token)
-            .retry(self.retry_policy());
-        if let Some(url) = &self.base_url {
+            .retry(settings.retry_policy());
+        if let Some(url) = &settings.base_url {
             builder = builder.base_url(url);
         }
-        if let Some(region) = self.region {
+        if let Some(region) = settings.region {
             builder = builder.region(region);
         }
-        if let Some(template) = &self.region_url_template {
+        if let Some(template) = &settings.region_url_template {
             builder = builder.region_url_template(template);
+        }
+        if let Some(pem) = settings.ca_pem()? {
+            builder = builder.add_root_certificate_pem(pem);
         }
         builder
             .from_env()
             .and_then(|builder| builder.build())
-            .map_err(|error| Failure::usage(error.to_string()))
+            .map_err(|error| Failure::usage(with_flag_hint(error.to_string())))
     }
 
     /// The management client. Its address is `--management-url` / `COURIER_MANAGEMENT_URL`,
     /// else `--base-url` / `COURIER_BASE_URL`: each flag overrides its own variable.
     pub fn management(&self) -> Result<management::Client, Failure> {
-        let (Some(customer_id), Some(key)) = (&self.customer_id, &self.management_key) else {
+        let settings = self.with_profile()?;
+        let (Some(customer_id), Some(key)) = (&settings.customer_id, &settings.management_key)
+        else {
             return Err(Failure::new(
                 Exit::Credentials,
                 "no management credentials: set COURIER_CUSTOMER_ID and COURIER_MANAGEMENT_KEY \
@@ -117,13 +181,127 @@ impl CommonArgs {
         };
         let mut builder = management::Client::builder()
             .credentials(customer_id, key)
-            .retry(self.retry_policy());
-        if let Some(url) = self.management_url.as_ref().or(self.base_url.as_ref()) {
+            .retry(settings.retry_policy());
+        if let Some(url) = settings
+            .management_url
+            .as_ref()
+            .or(settings.base_url.as_ref())
+        {
             builder = builder.base_url(url);
+        }
+        if let Some(pem) = settings.ca_pem()? {
+            builder = builder.add_root_certificate_pem(pem);
         }
         builder
             .from_env()
             .and_then(|builder| builder.build())
-            .map_err(|error| Failure::usage(error.to_string()))
+            .map_err(|error| Failure::usage(with_flag_hint(error.to_string())))
+    }
+}
+
+/// The client's configuration errors name the variables; a terminal user also wants the flag.
+fn with_flag_hint(message: String) -> String {
+    if message.contains("COURIER_BASE_URL") && !message.contains("--base-url") {
+        format!("{message} (or pass --base-url, or --profile with a base_url)")
+    } else {
+        message
+    }
+}
+
+/// Moves the connection flags written before the command group to just after it, so that
+/// `courier --base-url URL dlq list` parses as `courier dlq --base-url URL list`: clap accepts
+/// a flag of a group only after the group's name, and a top-level copy of the flags would clash
+/// with `serve`'s own `--service-token`. Flags before `serve` or anything else stay where they
+/// are, and clap refuses them there.
+pub fn leading_flags_after_the_group(args: Vec<String>, groups: &[&str]) -> Vec<String> {
+    let command = <CommonArgs as clap::Args>::augment_args(clap::Command::new("courier"));
+    // Whether `token` is one of the flags, and whether its value is the next token.
+    let takes_value = |token: &str| -> Option<bool> {
+        let (argument, inline) = if let Some(long) = token.strip_prefix("--") {
+            let (name, inline) = long
+                .split_once('=')
+                .map_or((long, false), |(n, _)| (n, true));
+            let argument = command
+                .get_arguments()
+                .find(|argument| argument.get_long() == Some(name))?;
+            (argument, inline)
+        } else {
+            let short = token.strip_prefix('-')?.chars().next()?;
+            let argument = command
+                .get_arguments()
+                .find(|argument| argument.get_short() == Some(short))?;
+            (argument, token.len() > 2)
+        };
+        Some(argument.get_action().takes_values() && !inline)
+    };
+    let mut leading = Vec::new();
+    let mut rest = args.into_iter();
+    let program = rest.next();
+    let mut pending: Vec<String> = rest.collect();
+    let mut index = 0;
+    while index < pending.len() {
+        let token = pending[index].clone();
+        match takes_value(&token) {
+            Some(true) if index + 1 < pending.len() => {
+                leading.extend(pending[index..index + 2].iter().cloned());
+                index += 2;
+            }
+            Some(_) => {
+                leading.push(token);
+                index += 1;
+            }
+            None => break,
+        }
+    }
+    let moved = !leading.is_empty()
+        && pending
+            .get(index)
+            .is_some_and(|group| groups.contains(&group.as_str()));
+    let mut result: Vec<String> = program.into_iter().collect();
+    if moved {
+        let after = pending.split_off(index + 1);
+        result.push(pending[index].clone());
+        result.extend(leading);
+        result.extend(after);
+    } else {
+        result.extend(pending);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leading_flags_after_the_group;
+
+    fn moved(args: &str) -> String {
+        let args = args.split(' ').map(str::to_owned).collect();
+        leading_flags_after_the_group(args, &["dlq", "stats"]).join(" ")
+    }
+
+    #[test]
+    fn connection_flags_before_the_group_move_after_it() {
+        assert_eq!(
+            moved("courier --base-url http://x dlq list --label a"),
+            "courier dlq --base-url http://x list --label a"
+        );
+        assert_eq!(
+            moved("courier --base-url=http://x -o json --retries 0 stats account"),
+            "courier stats --base-url=http://x -o json --retries 0 account"
+        );
+        assert_eq!(moved("courier -ojson dlq list"), "courier dlq -ojson list");
+    }
+
+    #[test]
+    fn anything_else_is_left_for_clap_to_judge() {
+        assert_eq!(
+            moved("courier dlq list --base-url u"),
+            "courier dlq list --base-url u"
+        );
+        assert_eq!(
+            moved("courier --service-token t serve"),
+            "courier --service-token t serve"
+        );
+        assert_eq!(moved("courier --version"), "courier --version");
+        assert_eq!(moved("courier --help dlq"), "courier --help dlq");
     }
 }

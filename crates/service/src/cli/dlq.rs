@@ -7,6 +7,7 @@ use super::prompt::confirm;
 use super::resources::one_by_one;
 use courier_client::models::{FailureFunctionState, WorkflowDlqMessage};
 use courier_client::{CourierError, DlqFilter, ResponseValue, messaging};
+use std::io::IsTerminal;
 
 /// The filters of the list operation; `dlq purge` takes the same.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -347,6 +348,31 @@ async fn delete(
     .await
 }
 
+/// Counting stops here: past it the question says "more than".
+const COUNT_AT_MOST: usize = 10_000;
+
+/// How many entries `filter` matches now, in words ("12 entries"), by walking the list pages.
+async fn count_matching(client: &messaging::Client, filter: &DlqFilter) -> Result<String, Failure> {
+    let mut counted = 0;
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut request = client.list_workflow_dlq().filter(filter);
+        if let Some(cursor) = cursor.take() {
+            request = request.cursor(cursor);
+        }
+        let page = request.send().await?.into_inner();
+        counted += page.messages.len();
+        cursor = more(page.cursor);
+        if cursor.is_none() {
+            let noun = if counted == 1 { "entry" } else { "entries" };
+            return Ok(format!("{counted} {noun}"));
+        }
+        if counted >= COUNT_AT_MOST {
+            return Ok(format!("more than {COUNT_AT_MOST} entries"));
+        }
+    }
+}
+
 /// The filters in words, for the confirmation question.
 fn describe(filter: &FilterArgs) -> String {
     fn texts<T: ToString>(values: impl IntoIterator<Item = T>) -> Vec<String> {
@@ -379,21 +405,28 @@ async fn purge(
     args: PurgeArgs,
     output: &mut Output,
 ) -> Result<(), Failure> {
+    if args.filter.is_empty() && !args.all_entries {
+        return Err(Failure::usage(
+            "refusing to purge without a filter: give filters (see --help) or --all-entries",
+        ));
+    }
+    let filter = args.filter.to_filter();
+    // Only a person is asked, so only then is the DLQ walked to say how many entries would go.
+    let asking = !args.yes && std::io::stdin().is_terminal();
+    let how_many = if asking {
+        count_matching(client, &filter).await?
+    } else {
+        String::new()
+    };
     let question = if args.filter.is_empty() {
-        if !args.all_entries {
-            return Err(Failure::usage(
-                "refusing to purge without a filter: give filters (see --help) or --all-entries",
-            ));
-        }
-        "Delete EVERY entry of the DLQ?".to_owned()
+        format!("Delete EVERY entry of the DLQ ({how_many})?")
     } else {
         format!(
-            "Delete every DLQ entry matching {}?",
+            "Delete every DLQ entry matching {} ({how_many})?",
             describe(&args.filter)
         )
     };
     confirm(&question, args.yes)?;
-    let filter = args.filter.to_filter();
     let interrupt = Interrupt::install();
     let progress = spinner();
     let mut deleted: u64 = 0;

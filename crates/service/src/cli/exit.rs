@@ -87,7 +87,15 @@ pub fn exit_for(error: &CourierError) -> Exit {
 impl From<CourierError> for Failure {
     /// The client's one-line message keeps the service's `error` text verbatim after the status.
     fn from(error: CourierError) -> Failure {
-        Failure::new(exit_for(&error), error.to_string())
+        let message = error.to_string();
+        // An untrusted certificate is most often a private CA or a local `serve --tls-cert`.
+        let hint = if message.contains("UnknownIssuer") {
+            " (to trust a private CA, pass --ca-cert FILE or set COURIER_CA_CERT; SSL_CERT_FILE \
+             replaces the system's roots)"
+        } else {
+            ""
+        };
+        Failure::new(exit_for(&error), format!("{message}{hint}"))
     }
 }
 

@@ -5,6 +5,7 @@ mod connection;
 mod dlq;
 pub mod exit;
 mod output;
+mod profile;
 mod progress;
 mod prompt;
 mod resources;
@@ -31,6 +32,18 @@ COURIER_MANAGEMENT_KEY exported, e.g. for a local `courier serve --demo`):
   courier stats account --period 1d
   courier token rotate
   courier completions bash > ~/.local/share/bash-completion/completions/courier
+  courier --profile staging dlq list --limit 5
+
+Connection flags (--base-url, --service-token, --ca-cert, --profile, -o, …) go before or after
+the command group. Each setting comes from its flag, else its COURIER_* variable, else the named
+profile (--profile or COURIER_PROFILE; `default` when none is named) of the profiles file
+(COURIER_CONFIG, else ~/.config/courier/profiles.toml), a TOML table per service:
+  [staging]
+  base_url = \"https://staging.example\"
+  service_token = \"…\"
+  customer_id = \"ops@example.com\"
+  management_key = \"…\"
+  ca_cert = \"/etc/ssl/private-ca.pem\"
 
 Exit codes of the client commands:
   0    success
@@ -102,7 +115,9 @@ async fn execute(command: ClientCommand) -> Result<(), Failure> {
             stats::run(&common.management()?, command, &mut common.output()).await
         }
         ClientCommand::Token { common, command } => {
-            resources::token(&common.management()?, command, &mut common.output()).await
+            let client = common.management()?;
+            let plain = !common.output_chosen();
+            resources::token(&client, command, &mut common.output(), plain).await
         }
         // `topics get` and `index get`: one request, its answer printed.
         ClientCommand::Topics { common, command } => {
@@ -118,6 +133,18 @@ async fn execute(command: ClientCommand) -> Result<(), Failure> {
             common.output().show(&index.into_inner())
         }
     }
+}
+
+/// The command line with connection flags given before the command group moved after it
+/// (see [`connection::leading_flags_after_the_group`]).
+pub fn with_leading_flags_moved(args: Vec<String>) -> Vec<String> {
+    let command =
+        <ClientCommand as clap::Subcommand>::augment_subcommands(clap::Command::new("courier"));
+    let groups: Vec<&str> = command
+        .get_subcommands()
+        .map(|group| group.get_name())
+        .collect();
+    connection::leading_flags_after_the_group(args, &groups)
 }
 
 /// Runs one client command; failures go to stderr as `error: <message>`, the service's own

@@ -40,13 +40,21 @@ pub enum IndexCommand {
 #[derive(clap::Subcommand, Debug)]
 pub enum TokenCommand {
     /// Replace the account's messaging token and password; the old token stops working at once.
+    ///
+    /// Prints the new service token alone on stdout; `--export` prints `export` lines for a shell
+    /// instead, and `--output json|ndjson|table` the whole account record.
     #[command(after_help = "Examples:
-  courier token rotate                 # asks first on a terminal
-  courier token rotate --yes --output json | jq -r .token")]
+  courier token rotate                       # asks first on a terminal; prints the new token
+  export COURIER_SERVICE_TOKEN=$(courier token rotate --yes)
+  eval \"$(courier token rotate --yes --export)\"
+  courier token rotate --yes --output json   # the whole account record")]
     Rotate {
         /// Do not ask for confirmation (needed when stdin is not a terminal).
         #[arg(long, short = 'y')]
         yes: bool,
+        /// Print `export COURIER_SERVICE_TOKEN=…` for a shell to eval (instead of any --output).
+        #[arg(long)]
+        export: bool,
     },
 }
 
@@ -102,15 +110,30 @@ where
     }
 }
 
+/// `token rotate`. Without `--output` the new token is the whole of stdout, so that a pipe or a
+/// `$(…)` cannot lose it in a table; the account record is there on request.
 pub async fn token(
     client: &management::Client,
-    TokenCommand::Rotate { yes }: TokenCommand,
+    TokenCommand::Rotate { yes, export }: TokenCommand,
     output: &mut Output,
+    plain: bool,
 ) -> Result<(), Failure> {
     confirm(
         "Replace the messaging token and password? Every client using the current token stops working.",
         yes,
     )?;
-    let account = client.rotate_token().send().await?;
-    output.show(&account.into_inner())
+    let account = client.rotate_token().send().await?.into_inner();
+    if export {
+        let quoted = |value: &str| format!("'{}'", value.replace('\'', r"'\''"));
+        output.line(&format!(
+            "export COURIER_SERVICE_TOKEN={}",
+            quoted(&account.token)
+        ))?;
+        return output.flush();
+    }
+    if plain {
+        output.line(&account.token)?;
+        return output.flush();
+    }
+    output.show(&account)
 }

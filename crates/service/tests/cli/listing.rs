@@ -244,6 +244,14 @@ async fn on_a_terminal_purge_and_rotate_ask_first_and_purge_shows_progress() {
     let declined = in_terminal(&service, "dlq purge --label etl", "n\n");
     assert_eq!(declined.code, 1, "{}", declined.stdout);
     assert!(declined.stdout.contains("[y/N]"), "{}", declined.stdout);
+    // The question says how many entries would go, as the console's does.
+    assert!(
+        declined
+            .stdout
+            .contains(&format!("matching label=etl ({etl} entries)?")),
+        "{}",
+        declined.stdout
+    );
     assert!(
         declined.stdout.contains("nothing was changed"),
         "{}",

@@ -152,5 +152,6 @@ fn has_label(entry: &Value, label: &str) -> bool {
 }
 
 mod changes;
+mod connections;
 mod listing;
 mod settings;
