@@ -41,9 +41,17 @@
 //! ```
 
 pub mod contract;
+#[cfg(feature = "runner")]
+pub mod report;
+#[cfg(feature = "runner")]
+mod runner;
 pub mod validate;
 pub mod violation;
 
 pub use contract::Contract;
+#[cfg(feature = "runner")]
+pub use report::{Failure, Outcome, Report, ScenarioResult};
+#[cfg(feature = "runner")]
+pub use runner::{AdminSeed, ConfigError, Seed, SeedFuture, Verifier, VerifierBuilder};
 pub use validate::{ContractError, Validator};
 pub use violation::{Place, Violation};
