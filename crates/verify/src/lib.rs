@@ -55,3 +55,7 @@ pub use report::{Failure, Outcome, Report, ScenarioResult};
 pub use runner::{AdminSeed, ConfigError, Seed, SeedFuture, Verifier, VerifierBuilder};
 pub use validate::{ContractError, Validator};
 pub use violation::{Place, Violation};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
