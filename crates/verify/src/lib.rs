@@ -51,6 +51,8 @@ pub mod violation;
 pub use contract::Contract;
 #[cfg(feature = "runner")]
 pub use report::{Failure, Outcome, Report, ScenarioResult};
+#[cfg(feature = "axum")]
+pub use runner::serve_router;
 #[cfg(feature = "runner")]
 pub use runner::{AdminSeed, ConfigError, Seed, SeedFuture, Verifier, VerifierBuilder};
 pub use validate::{ContractError, Validator};

@@ -2,13 +2,18 @@
 //! and the [`Scene`] every scenario runs in, which sends raw requests, validates each answer
 //! against the contract and collects failures.
 
+mod filters;
 mod http;
 mod read;
 mod seed;
+#[cfg(feature = "axum")]
+mod serve;
 mod stats;
 mod write;
 
 pub use seed::{AdminSeed, Seed, SeedFuture};
+#[cfg(feature = "axum")]
+pub use serve::serve_router;
 
 use crate::contract::{Contract, OperationContract};
 use crate::report::{Failure, Outcome, Report, ScenarioResult};

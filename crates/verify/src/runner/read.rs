@@ -6,11 +6,10 @@ use super::{Scene, Verifier, scenario};
 use crate::report::ScenarioResult;
 use serde_json::Value;
 use std::cmp::Ordering;
-use std::time::Instant;
 
 const LIST: &str = "listWorkflowDlq";
 /// How many pages of 100 the listing reads at most, so a large DLQ stays cheap to verify.
-const MAX_PAGES: usize = 3;
+pub(crate) const MAX_PAGES: usize = 3;
 
 /// An entry listed, with where it was listed.
 #[derive(Clone)]
@@ -24,7 +23,7 @@ pub(crate) struct Listing {
     pub complete: bool,
 }
 
-fn text(value: &Value) -> Option<String> {
+pub(crate) fn text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -32,7 +31,7 @@ fn text(value: &Value) -> Option<String> {
     }
 }
 
-fn dlq_id(entry: &Value) -> String {
+pub(crate) fn dlq_id(entry: &Value) -> String {
     entry["dlqId"].as_str().unwrap_or_default().to_owned()
 }
 
@@ -101,133 +100,6 @@ pub(crate) async fn walk(
         }
     }
     (entries, pages, false)
-}
-
-/// The values an entry has for a filter.
-type Values = fn(&Value) -> Vec<String>;
-
-/// A filter of the list: its scenario, query parameter, the field it matches and how to read
-/// an entry's values of it.
-struct Filter {
-    scenario: &'static str,
-    param: &'static str,
-    field: &'static str,
-    values: Values,
-}
-
-const FILTERS: [Filter; 7] = [
-    Filter {
-        scenario: "filter-label",
-        param: "label",
-        field: "labels",
-        values: |e| {
-            let mut values: Vec<String> = e["labels"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(text)
-                .collect();
-            values.extend(text(&e["label"]));
-            values
-        },
-    },
-    Filter {
-        scenario: "filter-workflow-url",
-        param: "workflowUrl",
-        field: "workflowUrl",
-        values: |e| text(&e["workflowUrl"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-workflow-run-id",
-        param: "workflowRunId",
-        field: "workflowRunId",
-        values: |e| text(&e["workflowRunId"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-workflow-created-at",
-        param: "workflowCreatedAt",
-        field: "workflowCreatedAt",
-        values: |e| text(&e["workflowCreatedAt"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-failure-function-state",
-        param: "failureFunctionState",
-        field: "failureFunctionState",
-        values: |e| {
-            text(&e["failureFunctionState"])
-                .or_else(|| text(&e["failureCallbackInfo"]["state"]))
-                .into_iter()
-                .collect()
-        },
-    },
-    Filter {
-        scenario: "filter-caller-ip",
-        param: "callerIp",
-        field: "callerIP",
-        values: |e| text(&e["callerIP"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-flow-control-key",
-        param: "flowControlKey",
-        field: "flowControlKey",
-        values: |e| text(&e["flowControlKey"]).into_iter().collect(),
-    },
-];
-
-/// A value of the filter present in the listing, preferring one not every entry has (so a
-/// filter that is ignored shows), with the entry it came from.
-fn pick(listing: &Listing, values: Values) -> Option<(String, String)> {
-    let mut best: Option<(usize, String, String)> = None;
-    for listed in &listing.entries {
-        for value in values(&listed.entry) {
-            let count = listing
-                .entries
-                .iter()
-                .filter(|l| values(&l.entry).contains(&value))
-                .count();
-            if best.as_ref().is_none_or(|(c, _, _)| count < *c) {
-                best = Some((count, value, dlq_id(&listed.entry)));
-            }
-        }
-    }
-    best.map(|(_, value, id)| (value, id))
-}
-
-async fn check_filter(scene: &mut Scene<'_>, listing: &Listing, filter: &Filter) {
-    let Some((value, source)) = pick(listing, filter.values) else {
-        scene.skip(format!("no listed entry has `{}`", filter.field));
-        return;
-    };
-    let (entries, pages, complete) =
-        walk(scene, &[(filter.param, value.clone())], 100, MAX_PAGES).await;
-    for (entry, place) in &entries {
-        if !(filter.values)(entry).contains(&value) {
-            let page = &pages[place / 1000];
-            scene.violate(
-                page,
-                format!("/messages/{}/{}", place % 1000, filter.field),
-                "filter",
-                &entry[filter.field],
-                format!("listed with {}={value} but does not match it", filter.param),
-            );
-        }
-    }
-    let found = entries.iter().any(|(entry, _)| dlq_id(entry) == source);
-    if complete
-        && !found
-        && let Some(page) = pages.last()
-    {
-        scene.violate(
-            page,
-            "/messages",
-            "filter",
-            &Value::String(source.clone()),
-            format!(
-                "entry `{source}` has {}={value} but is not listed with that filter",
-                filter.param
-            ),
-        );
-    }
 }
 
 async fn listing(scene: &mut Scene<'_>) -> Listing {
@@ -461,9 +333,7 @@ pub(crate) async fn run(verifier: &Verifier, results: &mut Vec<ScenarioResult>) 
         "walking small pages by cursor neither repeats nor skips an entry",
         |scene| cursor_walk(&mut scene, &listing)
     );
-    for filter in &FILTERS {
-        run_filter(verifier, results, &listing, filter).await;
-    }
+    super::filters::run(verifier, results, &listing).await;
     scenario!(
         verifier,
         results,
@@ -512,25 +382,4 @@ pub(crate) async fn run(verifier: &Verifier, results: &mut Vec<ScenarioResult>) 
         "every period series of the account statistics has the documented length and spacing",
         |scene| super::stats::account_stats(&mut scene)
     );
-}
-
-async fn run_filter(
-    verifier: &Verifier,
-    results: &mut Vec<ScenarioResult>,
-    listing: &Listing,
-    filter: &Filter,
-) {
-    let started = Instant::now();
-    let mut scene = Scene::new(&verifier.caller);
-    check_filter(&mut scene, listing, filter).await;
-    let result = scene.finish(
-        filter.scenario,
-        "every entry listed with the filter matches it, and a matching entry is listed",
-        false,
-        started,
-    );
-    if let Some(progress) = &verifier.progress {
-        progress(&result);
-    }
-    results.push(result);
 }
