@@ -24,6 +24,64 @@
 //! With `default-features = false` the crate is the validator alone: no HTTP client and no
 //! async runtime, so a client can validate the answers it receives.
 //!
+//! **The scenario runner** (feature `runner`, on by default) holds a service to the
+//! interface's semantics, which no schema says: every entry listed with a filter matches it
+//! (the filter values are taken from the entries listed, so it works on any data), a cursor
+//! walk neither repeats nor skips, the page size is honoured, entries come in ascending
+//! `dlqId` order, a listed id can be got, what does not exist is 404, a request without valid
+//! credentials is 401, a bad parameter is 400, every error body is `{"error": string}`, and
+//! every statistics series has the length and spacing the spec's `x-courier-series` gives for
+//! its period. Every answer on the way is validated against the contract too. Requests are
+//! raw HTTP, so the validator sees the bytes the service sent, not what a client decoded.
+//!
+//! Nothing is written unless asked: [`VerifierBuilder::write`] adds the writing scenarios
+//! (delete one, bulk delete by ids and by filter, cancel a run, writes without credentials),
+//! which need a [`Seed`] to create their own entries: [`AdminSeed`] through courier's admin
+//! API (`courier serve --admin-token`), or a seeding hook of your own fake. Each writing
+//! scenario creates entries under a tag of its own and touches only those.
+//!
+//! The [`Report`] lists every scenario as passed, failed or skipped (with the reason: an
+//! empty DLQ, no seed). A failure names the request as a curl command with the credentials
+//! masked, and its [`Violation`]s. Render it with [`Report::to_table`] on a terminal,
+//! [`Report::to_json`], or [`Report::to_junit`] for CI.
+//!
+//! # Verifying a base URL
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), courier_verify::ConfigError> {
+//! let report = courier_verify::Verifier::builder("https://dlq.example.com")
+//!     .service_token("<SERVICE_TOKEN>")
+//!     .management_credentials("<customer id>", "<management key>")
+//!     .build()?
+//!     .run()
+//!     .await;
+//! println!("{}", report.to_table());
+//! assert!(report.passed());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Verifying your implementation from `cargo test`
+//!
+//! With the feature `axum`, `serve_router` serves the router of your
+//! `courier_server::MessagingApi` / `ManagementApi` implementation on an ephemeral port; pass
+//! your seeding hook and turn writing on. `examples/fake-service` in courier's repository is a
+//! complete in-memory fake verified this way, and a deliberately wrong one whose tests show
+//! the report.
+//!
+//! ```ignore
+//! let base_url = courier_verify::serve_router(my_router).await?;
+//! let report = courier_verify::Verifier::builder(base_url)
+//!     .service_token("my-token")
+//!     .management_credentials("me@example.com", "my-key")
+//!     .seed(std::sync::Arc::new(MySeed(state)))
+//!     .write(true)
+//!     .build()?
+//!     .run()
+//!     .await;
+//! assert!(report.passed(), "{}", report.to_table());
+//! ```
+//!
 //! ```
 //! use courier_verify::Validator;
 //!
