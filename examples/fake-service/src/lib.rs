@@ -19,6 +19,12 @@ pub struct Drift {
     pub ignore_label_filter: bool,
     /// Listed entries call `workflowRunId` `runId`.
     pub rename_workflow_run_id: bool,
+    /// A cursor points one entry back, so the next page repeats the last entry of this one.
+    pub repeat_across_pages: bool,
+    /// Deleting one entry answers 204 instead of the documented 200.
+    pub delete_answers_204: bool,
+    /// Error bodies say `message` instead of `error`.
+    pub error_body_message: bool,
 }
 
 /// The fake: entries by `dlqId` (zero-padded numbers, so string and numeric order agree).
@@ -51,11 +57,23 @@ impl Fake {
     /// Both interfaces on one router, as `courier serve` has them.
     pub fn router(self: &Arc<Fake>) -> axum::Router {
         let router = finish(messaging_router(self.clone()).merge(management_router(self.clone())));
-        if self.drift.rename_workflow_run_id {
-            // On the wire: the generated server holds typed bodies to their schema.
-            return router.layer(axum::middleware::map_response(rename_workflow_run_id));
+        // Drifts on the wire: the generated server holds typed bodies to their schema.
+        let router = match self.drift.rename_workflow_run_id {
+            true => router.layer(axum::middleware::map_response(|r| {
+                rename(r, "\"workflowRunId\":", "\"runId\":")
+            })),
+            false => router,
+        };
+        let router = match self.drift.error_body_message {
+            true => router.layer(axum::middleware::map_response(|r| {
+                rename(r, "{\"error\":", "{\"message\":")
+            })),
+            false => router,
+        };
+        match self.drift.delete_answers_204 {
+            true => router.layer(axum::middleware::map_response(no_content_for_deletes)),
+            false => router,
         }
-        router
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -130,13 +148,31 @@ impl Fake {
     }
 }
 
-/// Renames `workflowRunId` to `runId` in every JSON answer.
-async fn rename_workflow_run_id(response: axum::response::Response) -> axum::response::Response {
+/// An empty 200 becomes a 204 (as a delete one answers it under that drift).
+async fn no_content_for_deletes(
+    mut response: axum::response::Response,
+) -> axum::response::Response {
+    let empty = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_none();
+    if response.status() == axum::http::StatusCode::OK && empty {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+    }
+    response
+}
+
+/// Replaces `from` by `to` in the text of every answer.
+async fn rename(
+    response: axum::response::Response,
+    from: &'static str,
+    to: &'static str,
+) -> axum::response::Response {
     let (parts, body) = response.into_parts();
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    let renamed = String::from_utf8_lossy(&bytes).replace("\"workflowRunId\":", "\"runId\":");
+    let renamed = String::from_utf8_lossy(&bytes).replace(from, to);
     let mut response = axum::response::Response::from_parts(parts, axum::body::Body::from(renamed));
     response
         .headers_mut()
@@ -181,7 +217,11 @@ impl MessagingApi for Fake {
             .map(|id| self.listed(&state.entries[id]))
             .collect();
         let mut body = json!({ "messages": messages });
-        if more && let Some(last) = ids.last() {
+        let cursor_at = match self.drift.repeat_across_pages {
+            true if ids.len() > 1 => ids.get(ids.len() - 2),
+            _ => ids.last(),
+        };
+        if more && let Some(last) = cursor_at {
             body["cursor"] = json!(encode_cursor(last));
         }
         ListWorkflowDlqResponse::Ok(JsonBody::preserialized(body.to_string()))

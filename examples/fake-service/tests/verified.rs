@@ -85,3 +85,69 @@ async fn a_renamed_field_is_caught_at_its_pointer() {
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["scenarios"][1]["name"], "list");
 }
+
+/// The failed scenarios of a drift, each with the pointer and rule of its first violation.
+fn caught(report: &Report) -> Vec<(String, String, String)> {
+    report
+        .scenarios
+        .iter()
+        .filter(|s| s.outcome == Outcome::Failed)
+        .map(|s| {
+            let v = &s.failures[0].violations[0];
+            (s.name.clone(), v.pointer.clone(), v.rule.clone())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_entry_repeated_across_pages_is_caught_by_the_cursor_walk() {
+    let report = verify(Drift {
+        repeat_across_pages: true,
+        ..Drift::default()
+    })
+    .await;
+    let found = caught(&report);
+    assert!(
+        found
+            .iter()
+            .any(|(name, _, rule)| name == "cursor-walk" && rule == "order"),
+        "{found:?}\n{}",
+        report.to_table()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_undocumented_status_is_caught_by_the_delete_scenarios() {
+    let report = verify(Drift {
+        delete_answers_204: true,
+        ..Drift::default()
+    })
+    .await;
+    let found = caught(&report);
+    for scenario in ["delete-one", "delete-one-workflow-path", "cancel-run"] {
+        assert!(
+            found.contains(&(scenario.to_owned(), String::new(), "status".to_owned())),
+            "{scenario}: {found:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_error_body_is_caught_wherever_an_error_is_answered() {
+    let report = verify(Drift {
+        error_body_message: true,
+        ..Drift::default()
+    })
+    .await;
+    let found = caught(&report);
+    for scenario in ["not-found", "unauthorized", "bad-request"] {
+        assert!(
+            found.contains(&(
+                scenario.to_owned(),
+                "/error".to_owned(),
+                "required".to_owned()
+            )),
+            "{scenario}: {found:?}"
+        );
+    }
+}

@@ -135,11 +135,68 @@ async fn check_filter(scene: &mut Scene<'_>, listing: &Listing, filter: &Filter)
     }
 }
 
+/// `fromDate` and `toDate` both set to a listed entry's `createdAt`: every entry listed has
+/// exactly that `createdAt` (both bounds are inclusive), and that entry is listed.
+async fn check_date_range(scene: &mut Scene<'_>, listing: &Listing) {
+    let Some(source) = listing
+        .entries
+        .iter()
+        .find(|listed| listed.entry["createdAt"].is_i64())
+    else {
+        scene.skip("no listed entry has `createdAt`");
+        return;
+    };
+    let created = source.entry["createdAt"].clone();
+    let query = [
+        ("fromDate", created.to_string()),
+        ("toDate", created.to_string()),
+    ];
+    let (entries, pages, complete) = walk(scene, &query, 100, MAX_PAGES).await;
+    for (entry, place) in &entries {
+        if entry["createdAt"] != created {
+            scene.violate(
+                &pages[place / 1000],
+                format!("/messages/{}/createdAt", place % 1000),
+                "filter",
+                &entry["createdAt"],
+                format!("listed with fromDate={created}&toDate={created} (inclusive)"),
+            );
+        }
+    }
+    let id = dlq_id(&source.entry);
+    let found = entries.iter().any(|(entry, _)| dlq_id(entry) == id);
+    if complete
+        && !found
+        && let Some(page) = pages.last()
+    {
+        scene.violate(
+            page,
+            "/messages",
+            "filter",
+            &Value::String(id.clone()),
+            format!("entry `{id}` was created at {created} but is not listed in that range (both bounds are inclusive)"),
+        );
+    }
+}
+
 /// Runs the scenario of every filter.
 pub(crate) async fn run(verifier: &Verifier, results: &mut Vec<ScenarioResult>, listing: &Listing) {
     for filter in &FILTERS {
         run_filter(verifier, results, listing, filter).await;
     }
+    let started = Instant::now();
+    let mut scene = Scene::new(&verifier.caller);
+    check_date_range(&mut scene, listing).await;
+    let result = scene.finish(
+        "filter-date-range",
+        "an inclusive createdAt range lists exactly the entries created in it",
+        false,
+        started,
+    );
+    if let Some(progress) = &verifier.progress {
+        progress(&result);
+    }
+    results.push(result);
 }
 
 async fn run_filter(
