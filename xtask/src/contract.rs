@@ -75,8 +75,22 @@ fn operation(spec: &Spec, op: &courier_spec::OperationRef<'_>) -> Result<Value, 
         .flat_map(|requirement| requirement.keys())
         .map(String::as_str)
         .collect();
+    let parameters: Vec<Value> = op
+        .parameters
+        .iter()
+        .map(|parameter| {
+            let data = parameter.parameter_data_ref();
+            json!({
+                "name": data.name,
+                "in": courier_spec::location_of(parameter),
+                "required": data.required,
+                "group": courier_spec::extensions::group(parameter),
+            })
+        })
+        .collect();
     Ok(json!({
         "operationId": op.id(),
+        "parameters": parameters,
         "method": op.method.to_uppercase(),
         "path": op.path,
         "tags": op.operation.tags,

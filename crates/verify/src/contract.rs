@@ -41,7 +41,22 @@ pub struct OperationContract {
     pub tags: Vec<String>,
     /// The security schemes that each admit a request.
     pub security: Vec<String>,
+    /// The parameters, path item's and operation's merged.
+    #[serde(default)]
+    pub parameters: Vec<ParameterContract>,
     pub responses: Vec<ResponseContract>,
+}
+
+/// A parameter of an operation.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ParameterContract {
+    pub name: String,
+    /// `query`, `path`, `header` or `cookie`.
+    #[serde(rename = "in")]
+    pub location: String,
+    pub required: bool,
+    /// The parameter group (`x-courier-group`) it belongs to, e.g. `DlqFilter`.
+    pub group: Option<String>,
 }
 
 /// One documented response of an operation.

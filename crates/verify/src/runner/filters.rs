@@ -219,3 +219,30 @@ async fn run_filter(
     }
     results.push(result);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Contract;
+
+    #[test]
+    fn every_filter_of_the_spec_has_a_scenario() {
+        let list = Contract::courier().operation("listWorkflowDlq").unwrap();
+        let mut covered: Vec<&str> = FILTERS.iter().map(|filter| filter.param).collect();
+        covered.extend(["fromDate", "toDate"]);
+        for parameter in &list.parameters {
+            if parameter.group.as_deref() == Some("DlqFilter") {
+                assert!(
+                    covered.contains(&parameter.name.as_str()),
+                    "the list's filter `{}` has no scenario in FILTERS",
+                    parameter.name
+                );
+            }
+        }
+        assert!(
+            list.parameters
+                .iter()
+                .any(|p| p.name == "label" && p.location == "query")
+        );
+    }
+}
