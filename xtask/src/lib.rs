@@ -4,6 +4,7 @@
 //! on disk. Keeping generation a pure function of the spec text makes it testable (determinism,
 //! staleness, lint) without touching the workspace.
 
+mod contract;
 mod facts;
 pub mod lint;
 mod models;
@@ -19,6 +20,8 @@ use std::path::Path;
 
 /// Where the spec lives, relative to the workspace root.
 pub const SPEC_PATH: &str = "spec/openapi.yaml";
+/// The spec as JSON, written by codegen beside the YAML for tools that read no YAML.
+pub const JSON_SPEC_PATH: &str = "spec/openapi.json";
 /// The command that regenerates every generated file; named in each file's header.
 pub const REGENERATE: &str = "cargo xtask codegen";
 
@@ -105,7 +108,7 @@ pub fn generate(spec_text: &str) -> Result<Vec<GeneratedFile>, CodegenError> {
     let spec = Spec::parse(spec_text)?;
     // progenitor and typify assert on specs they cannot handle; the lint catches the known cases,
     // and this turns any other into a report instead of a panic.
-    let result = quietly(|| generate_parsed(&spec));
+    let result = quietly(|| generate_parsed(&spec, spec_text));
     match result {
         Ok(files) => files,
         Err(panic) => {
@@ -119,16 +122,28 @@ pub fn generate(spec_text: &str) -> Result<Vec<GeneratedFile>, CodegenError> {
     }
 }
 
-fn generate_parsed(spec: &Spec) -> Result<Vec<GeneratedFile>, CodegenError> {
+fn generate_parsed(spec: &Spec, spec_text: &str) -> Result<Vec<GeneratedFile>, CodegenError> {
     let models = models::generate(spec)?;
-    let mut files = vec![GeneratedFile {
+    let json =
+        courier_spec::json_text(spec_text).map_err(|e| CodegenError::Generator(e.to_string()))?;
+    let mut files = vec![
+        GeneratedFile {
+            path: JSON_SPEC_PATH,
+            contents: json,
+        },
+        GeneratedFile {
+            path: "crates/verify/src/generated/contract.json",
+            contents: contract::generate(spec)?,
+        },
+    ];
+    files.push(GeneratedFile {
         path: "crates/models/src/generated.rs",
         contents: render::file(
             spec,
             "courier-models: serde types for every schema",
             models.tokens,
         )?,
-    }];
+    });
     files.push(GeneratedFile {
         path: "crates/models/src/facts.rs",
         contents: render::file(

@@ -34,7 +34,7 @@ fn client_readme_program_is_the_one_ci_runs() {
 /// the example on crates.io is compiled (and, for models and server, run) by `cargo test`.
 #[test]
 fn published_crates_run_their_readme_as_doctest() {
-    for krate in ["models", "client", "server"] {
+    for krate in ["models", "client", "server", "verify"] {
         let manifest = read(&format!("crates/{krate}/Cargo.toml"));
         assert!(manifest.contains("readme = \"README.md\""), "{krate}");
         let lib = read(&format!("crates/{krate}/src/lib.rs"));

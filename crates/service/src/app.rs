@@ -251,6 +251,7 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     let mut main = courier_server::messaging_router(service.clone())
         .route_layer(admitted(Interface::Messaging))
         .merge(needs_delivery_engine())
+        .merge(crate::spec_docs::router())
         .route("/health", health.clone());
     if let Some(token) = &config.admin_token {
         main = main.merge(crate::admin::router(service.clone(), token.clone()));
@@ -264,7 +265,9 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
         ));
     }
     if config.management_listen.is_some() {
-        let management = management.route("/health", health);
+        let management = management
+            .route("/health", health)
+            .merge(crate::spec_docs::router());
         (
             courier_server::finish(main).layer(usage.clone()),
             Some(courier_server::finish(management).layer(usage)),

@@ -14,6 +14,7 @@ pub mod demo;
 pub mod memory;
 pub mod ratelimit;
 pub mod sample;
+pub mod spec_docs;
 pub mod stats;
 pub mod store;
 pub mod testing;

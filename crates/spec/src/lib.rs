@@ -41,6 +41,18 @@ pub enum SpecError {
     /// A path item is itself a `$ref`, which this reader does not follow.
     #[error("path `{path}` is a $ref; path items must be written inline")]
     PathItemRef { path: String },
+    /// The YAML holds something JSON cannot (a key that is not a string or number).
+    #[error("the spec cannot be written as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// The YAML text of the document as pretty JSON with the keys in the document's order, ending
+/// in a newline: the same document for tools that read no YAML.
+pub fn json_text(yaml: &str) -> Result<String, SpecError> {
+    let document: serde_yaml::Value = serde_yaml::from_str(yaml)?;
+    let mut text = serde_json::to_string_pretty(&document)?;
+    text.push('\n');
+    Ok(text)
 }
 
 /// The kinds of `components` a `$ref` can point into.

@@ -58,8 +58,15 @@ impl Class {
     }
 }
 
-/// The three generated crates, in the order every output lists them.
-pub const CRATES: [&str; 3] = ["courier-models", "courier-client", "courier-server"];
+/// The published crates built from the spec, in the order every output lists them: the three
+/// generated ones, then courier-verify, whose contract holds every schema and response of the
+/// spec, so a change reaches it as hard as it reaches the crate it reaches hardest.
+pub const CRATES: [&str; 4] = [
+    "courier-models",
+    "courier-client",
+    "courier-server",
+    "courier-verify",
+];
 
 /// One class per crate, in the order of [`CRATES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,11 +91,12 @@ impl Impact {
         }
     }
 
-    pub fn by_crate(self) -> [(&'static str, Class); 3] {
+    pub fn by_crate(self) -> [(&'static str, Class); 4] {
         [
             (CRATES[0], self.models),
             (CRATES[1], self.client),
             (CRATES[2], self.server),
+            (CRATES[3], self.worst()),
         ]
     }
 

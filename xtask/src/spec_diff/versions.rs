@@ -105,7 +105,12 @@ pub fn required_version(old: &Version, class: Class) -> Option<Version> {
 }
 
 /// Where each crate lives, in the order of [`CRATES`].
-pub const CRATE_DIRS: [&str; 3] = ["crates/models", "crates/client", "crates/server"];
+pub const CRATE_DIRS: [&str; 4] = [
+    "crates/models",
+    "crates/client",
+    "crates/server",
+    "crates/verify",
+];
 
 /// One problem of a crate's version against its class.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,7 +124,7 @@ pub struct VersionProblem {
 /// CHANGELOG now.
 pub fn check(
     report: &Report,
-    manifests: &[(String, String, String); 3],
+    manifests: &[(String, String, String); 4],
 ) -> Result<Vec<VersionProblem>, DiffError> {
     let mut problems = Vec::new();
     for (index, (krate, class)) in report.crates().by_crate().into_iter().enumerate() {
@@ -223,9 +228,14 @@ mod tests {
         let changelog = "## 0.1.1\n".to_owned();
         let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
         let patch = (manifest("0.1.0"), manifest("0.1.1"), changelog);
+        let minor = (
+            manifest("0.1.0"),
+            manifest("0.2.0"),
+            "## 0.2.0\n".to_owned(),
+        );
         let problems = check(
             &report(Class::Breaking, Class::None, Class::None),
-            &[patch.clone(), same.clone(), same.clone()],
+            &[patch.clone(), same.clone(), same.clone(), minor],
         )
         .unwrap();
         assert_eq!(problems.len(), 1);
@@ -238,10 +248,22 @@ mod tests {
         // The same patch bump is enough for an additive change, and nothing is asked of `none`.
         let problems = check(
             &report(Class::Additive, Class::None, Class::None),
-            &[patch, same.clone(), same],
+            &[patch.clone(), same.clone(), same.clone(), patch],
         )
         .unwrap();
         assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    #[test]
+    fn the_verifier_follows_the_crate_a_change_reaches_hardest() {
+        let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
+        let problems = check(
+            &report(Class::None, Class::Additive, Class::None),
+            &[same.clone(), same.clone(), same.clone(), same.clone()],
+        )
+        .unwrap();
+        let crates: Vec<&str> = problems.iter().map(|p| p.krate).collect();
+        assert_eq!(crates, ["courier-client", "courier-verify"]);
     }
 
     #[test]
@@ -254,7 +276,16 @@ mod tests {
         let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
         let problems = check(
             &report(Class::None, Class::Breaking, Class::None),
-            &[same.clone(), bumped, same],
+            &[
+                same.clone(),
+                bumped,
+                same,
+                (
+                    manifest("0.1.0"),
+                    manifest("0.2.0"),
+                    "## 0.2.0\n".to_owned(),
+                ),
+            ],
         )
         .unwrap();
         assert_eq!(problems.len(), 1);
