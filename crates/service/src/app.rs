@@ -2,7 +2,6 @@
 
 use crate::account::{InitialCredentials, load_or_create};
 use crate::api::Service;
-use crate::stats;
 use crate::store::{SqliteStore, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
@@ -90,38 +89,6 @@ async fn health(service: Arc<Service>) -> Response {
     }
 }
 
-/// Meters every interface request: the usage counters of the statistics (authenticated,
-/// admitted requests and their bytes) and a debug log line. Only the path is logged: the query
-/// may carry a `service_token`.
-async fn meter(
-    axum::extract::State(service): axum::extract::State<Arc<Service>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let started = std::time::Instant::now();
-    let method = request.method().clone();
-    let path = request.uri().path().to_owned();
-    let request_bytes = content_length(request.headers());
-    let interface = path.starts_with("/v2/");
-    let response = next.run(request).await;
-    let status = response.status();
-    if interface && status != StatusCode::UNAUTHORIZED && status != StatusCode::TOO_MANY_REQUESTS {
-        let now = now_ms();
-        let usage = service.usage();
-        usage.add(stats::REQUESTS, now, 1.0);
-        usage.add(
-            stats::BANDWIDTH,
-            now,
-            (request_bytes + content_length(response.headers())) as f64,
-        );
-        if path.starts_with("/v2/workflows") || path.starts_with("/v2/dlq") {
-            usage.add(stats::WORKFLOW_REQUESTS, now, 1.0);
-        }
-    }
-    tracing::debug!(%method, %path, status = status.as_u16(), micros = started.elapsed().as_micros() as u64, "request");
-    response
-}
-
 /// Which interface's credentials a route takes.
 #[derive(Clone, Copy)]
 enum Interface {
@@ -160,7 +127,11 @@ async fn admit(
     }
     let decision = service.rate_limit();
     let mut response = match decision.refused {
-        None => next.run(request).await,
+        None => {
+            let mut response = next.run(request).await;
+            response.extensions_mut().insert(crate::metering::Admitted);
+            response
+        }
         Some(refusal) => too_many_requests(refusal),
     };
     rate_limit_headers(&mut response, &decision);
@@ -207,14 +178,6 @@ fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Deci
     }
 }
 
-fn content_length(headers: &axum::http::HeaderMap) -> u64 {
-    headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(0)
-}
-
 /// What the official workflow client can ask of the hosted service and a local service without a
 /// delivery engine cannot do: resume and restart failed runs, retry a failure callback. They
 /// answer 501 with the error body saying so, never a 404 that reads like a wrong address.
@@ -241,7 +204,7 @@ fn needs_delivery_engine() -> Router {
 
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
-    let usage = axum::middleware::from_fn_with_state(service.clone(), meter);
+    let usage = axum::middleware::from_fn_with_state(service.clone(), crate::metering::meter);
     let admitted =
         |interface| axum::middleware::from_fn_with_state((service.clone(), interface), admit);
     let health = {

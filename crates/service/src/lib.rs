@@ -12,6 +12,7 @@ pub mod cursor;
 pub mod datadir;
 pub mod demo;
 pub mod memory;
+pub mod metering;
 pub mod ratelimit;
 pub mod sample;
 pub mod stats;

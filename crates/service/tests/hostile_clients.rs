@@ -1,0 +1,101 @@
+//! What a client without credentials can do to the real `courier` binary, and what it cannot:
+//! spend the account's usage, pass a declared length off as bandwidth, reach the delivery-engine
+//! routes, or guess credentials at full speed.
+
+mod common;
+
+use common::{Courier, serve_as};
+use std::process::Stdio;
+
+const TOKEN: &str = "hostile-clients-service-token";
+const CUSTOMER: &str = "hostile@courier.dev";
+const KEY: &str = "hostile-clients-management-key";
+const ADMIN: &str = "hostile-clients-admin-token";
+
+fn serve(data_dir: &std::path::Path) -> Courier {
+    serve_as(
+        data_dir,
+        [TOKEN, CUSTOMER, KEY, ADMIN],
+        "warn",
+        Stdio::null(),
+    )
+}
+
+/// The sum of `daily_bandwidth_used` in the account statistics.
+async fn bandwidth_used(base: &str) -> f64 {
+    let stats: serde_json::Value = reqwest::Client::new()
+        .get(format!("{base}/v2/svc/stats"))
+        .basic_auth(CUSTOMER, Some(KEY))
+        .send()
+        .await
+        .expect("stats")
+        .json()
+        .await
+        .expect("json");
+    stats["daily_bandwidth_used"]
+        .as_array()
+        .expect("series")
+        .iter()
+        .map(|point| point["y"].as_f64().expect("y"))
+        .sum()
+}
+
+#[tokio::test]
+async fn anonymous_requests_spend_none_of_the_accounts_usage_even_across_a_restart() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let mut running = serve(data.path());
+    let http = reqwest::Client::new();
+    let patched = http
+        .patch(format!("{}/admin/v1/account", running.base))
+        .bearer_auth(ADMIN)
+        .json(&serde_json::json!({"max_requests_per_day_hard": 100}))
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(patched.status(), 200);
+    for _ in 0..150 {
+        let response = http
+            .get(format!("{}/v2/nope", running.base))
+            .send()
+            .await
+            .expect("anonymous request");
+        assert_eq!(response.status(), 404);
+    }
+    // Shutdown writes the counters; the next start seeds the daily limiter from them.
+    assert!(running.terminate().success());
+    drop(running);
+    let running = serve(data.path());
+    let response = http
+        .get(format!("{}/v2/workflows/dlq", running.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .expect("authenticated request");
+    assert_eq!(
+        response.status(),
+        200,
+        "the anonymous 404s were counted against the daily limit: {}",
+        response.text().await.unwrap_or_default()
+    );
+}
+
+#[tokio::test]
+async fn a_declared_content_length_is_not_bandwidth() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = serve(data.path());
+    let address = running.base.trim_start_matches("http://").to_owned();
+    let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+    use std::io::{Read as _, Write as _};
+    write!(
+        stream,
+        "POST /v2/nope HTTP/1.1\r\nHost: {address}\r\nContent-Length: 9000000000000000\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = [0u8; 12];
+    stream.read_exact(&mut answer).expect("status line");
+    assert_eq!(&answer, b"HTTP/1.1 413");
+    drop(stream);
+    // The statistics requests themselves are counted, with their real size (a few KB each).
+    let used = bandwidth_used(&running.base).await;
+    assert!(used < 1e6, "daily_bandwidth_used is {used} bytes");
+}
