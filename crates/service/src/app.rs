@@ -180,9 +180,24 @@ fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Deci
 
 /// What the official workflow client can ask of the hosted service and a local service without a
 /// delivery engine cannot do: resume and restart failed runs, retry a failure callback. They
-/// answer 501 with the error body saying so, never a 404 that reads like a wrong address.
-fn needs_delivery_engine() -> Router {
-    async fn not_implemented(uri: axum::http::Uri) -> Response {
+/// answer 501 with the error body saying so, never a 404 that reads like a wrong address; like
+/// their neighbours they first want the service token (401 without it).
+fn needs_delivery_engine(service: Arc<Service>) -> Router {
+    async fn not_implemented(
+        axum::extract::State(service): axum::extract::State<Arc<Service>>,
+        headers: axum::http::HeaderMap,
+        uri: axum::http::Uri,
+    ) -> Response {
+        use axum::response::IntoResponse as _;
+        use courier_server::{MessagingApi, auth, query::Query};
+        let query = Query::parse(uri.query().unwrap_or(""));
+        let authenticated = match auth::messaging_credentials(&headers, &query) {
+            Ok(credentials) => MessagingApi::authenticate(&*service, credentials).await,
+            Err(rejection) => Err(rejection),
+        };
+        if let Err(rejection) = authenticated {
+            return rejection.into_response();
+        }
         courier_server::runtime::error(
             StatusCode::NOT_IMPLEMENTED,
             format!(
@@ -200,6 +215,7 @@ fn needs_delivery_engine() -> Router {
         .route("/v2/workflows/dlq/resume", post())
         .route("/v2/workflows/dlq/restart", post())
         .route("/v2/workflows/dlq/callback/{dlqId}", post())
+        .with_state(service)
 }
 
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
@@ -212,8 +228,8 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
         axum::routing::get(move || health(service.clone()))
     };
     let mut main = courier_server::messaging_router(service.clone())
+        .merge(needs_delivery_engine(service.clone()))
         .route_layer(admitted(Interface::Messaging))
-        .merge(needs_delivery_engine())
         .route("/health", health.clone());
     if let Some(token) = &config.admin_token {
         main = main.merge(crate::admin::router(service.clone(), token.clone()));

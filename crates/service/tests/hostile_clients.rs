@@ -99,3 +99,55 @@ async fn a_declared_content_length_is_not_bandwidth() {
     let used = bandwidth_used(&running.base).await;
     assert!(used < 1e6, "daily_bandwidth_used is {used} bytes");
 }
+
+#[tokio::test]
+async fn the_delivery_engine_routes_want_the_service_token_like_their_neighbours() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = serve(data.path());
+    let http = reqwest::Client::new();
+    for path in [
+        "/v2/workflows/dlq/resume?dlqIds=dlq-1",
+        "/v2/workflows/dlq/restart?dlqIds=dlq-1",
+        "/v2/workflows/dlq/callback/dlq-1",
+    ] {
+        let url = format!("{}{path}", running.base);
+        let anonymous = http.post(&url).send().await.expect("anonymous");
+        assert_eq!(anonymous.status(), 401, "{path} without credentials");
+        let wrong = http.post(&url).bearer_auth("not-the-token-at-all").send();
+        assert_eq!(wrong.await.expect("wrong").status(), 401, "{path}");
+        let signed_in = http.post(&url).bearer_auth(TOKEN).send().await;
+        assert_eq!(signed_in.expect("signed in").status(), 501, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn every_answer_tells_browsers_not_to_sniff_its_type() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = serve(data.path());
+    let http = reqwest::Client::new();
+    let answers = [
+        http.get(format!("{}/v2/workflows/dlq", running.base))
+            .bearer_auth(TOKEN),
+        http.get(format!("{}/v2/workflows/dlq", running.base)),
+        http.get(format!("{}/v2/nope", running.base)),
+        http.get(format!("{}/v2/svc/stats", running.base))
+            .basic_auth(CUSTOMER, Some(KEY)),
+        http.get(format!("{}/admin/v1/account", running.base))
+            .bearer_auth(ADMIN),
+        http.get(format!("{}/console/login", running.base)),
+        http.get(format!("{}/health", running.base)),
+    ];
+    for request in answers {
+        let response = request.send().await.expect("answer");
+        assert_eq!(
+            response
+                .headers()
+                .get("x-content-type-options")
+                .map(|value| value.to_str().unwrap_or_default().to_owned()),
+            Some("nosniff".to_owned()),
+            "{} {}",
+            response.url(),
+            response.status()
+        );
+    }
+}
