@@ -2,6 +2,7 @@
 
 use crate::account::{InitialCredentials, load_or_create};
 use crate::api::Service;
+use crate::signin::{CredentialKind, SignInGuard};
 use crate::store::{SqliteStore, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
@@ -61,7 +62,7 @@ pub enum StartError {
 
 /// Opens the store in the data directory and loads (or creates) the account.
 pub fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+    crate::datadir::create_private_dir(&config.data_dir).map_err(|source| StartError::DataDir {
         path: config.data_dir.clone(),
         source,
     })?;
@@ -96,30 +97,66 @@ enum Interface {
     Management,
 }
 
-/// The rate limit, after the credentials (decision 16): a request whose credentials are
-/// missing or wrong goes on to the generated handler, which answers 401, and spends nothing of
-/// the account's limit; only an authenticated request is counted, and refused with 429 before
-/// its parameters are read. The handler checks the credentials again; a comparison costs
-/// nanoseconds and keeps the generated router the only place that decides the 401.
+/// What [`admit`] needs: the service, the sign-in guard shared by every listener, the interface.
+#[derive(Clone)]
+struct AdmitState {
+    service: Arc<Service>,
+    guard: Arc<SignInGuard>,
+    interface: Interface,
+}
+
+/// The sign-in guard, then the rate limit, after the credentials (decision 16). A client the
+/// sign-in guard has closed gets 429 before its credentials are compared, and wrong credentials
+/// count as a failed sign-in of the client's address ([`crate::signin`]). A request whose
+/// credentials are missing or wrong goes on to the generated handler, which answers 401, and
+/// spends nothing of the account's limit; only an authenticated request is counted, and refused
+/// with 429 before its parameters are read. The handler checks the credentials again; a
+/// comparison costs nanoseconds and keeps the generated router the only place that decides the
+/// 401.
 async fn admit(
-    axum::extract::State((service, interface)): axum::extract::State<(Arc<Service>, Interface)>,
+    axum::extract::State(state): axum::extract::State<AdmitState>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
     use courier_server::{ManagementApi, MessagingApi, auth, query::Query};
+    let AdmitState {
+        service,
+        guard,
+        interface,
+    } = state;
+    let client = crate::signin::client_address(request.extensions());
     let query = Query::parse(request.uri().query().unwrap_or(""));
+    let closed = |guard: &SignInGuard| guard.wait(client).map(crate::signin::too_many_failures);
     let authenticated = match interface {
         Interface::Messaging => match auth::messaging_credentials(request.headers(), &query) {
-            Ok(credentials) => MessagingApi::authenticate(&*service, credentials)
-                .await
-                .is_ok(),
             Err(_) => false,
+            Ok(credentials) => {
+                if let Some(refusal) = closed(&guard) {
+                    return refusal;
+                }
+                let right = MessagingApi::authenticate(&*service, credentials)
+                    .await
+                    .is_ok();
+                if !right {
+                    guard.failed(client, CredentialKind::ServiceToken);
+                }
+                right
+            }
         },
         Interface::Management => match auth::management_credentials(request.headers(), &query) {
-            Ok(credentials) => ManagementApi::authenticate(&*service, credentials)
-                .await
-                .is_ok(),
             Err(_) => false,
+            Ok(credentials) => {
+                if let Some(refusal) = closed(&guard) {
+                    return refusal;
+                }
+                let right = ManagementApi::authenticate(&*service, credentials)
+                    .await
+                    .is_ok();
+                if !right {
+                    guard.failed(client, CredentialKind::ManagementKey);
+                }
+                right
+            }
         },
     };
     if !authenticated {
@@ -221,8 +258,15 @@ fn needs_delivery_engine(service: Arc<Service>) -> Router {
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
     let usage = axum::middleware::from_fn_with_state(service.clone(), crate::metering::meter);
-    let admitted =
-        |interface| axum::middleware::from_fn_with_state((service.clone(), interface), admit);
+    let guard = Arc::new(SignInGuard::default());
+    let admitted = |interface| {
+        let state = AdmitState {
+            service: service.clone(),
+            guard: guard.clone(),
+            interface,
+        };
+        axum::middleware::from_fn_with_state(state, admit)
+    };
     let health = {
         let service = service.clone();
         axum::routing::get(move || health(service.clone()))
@@ -232,13 +276,18 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
         .route_layer(admitted(Interface::Messaging))
         .route("/health", health.clone());
     if let Some(token) = &config.admin_token {
-        main = main.merge(crate::admin::router(service.clone(), token.clone()));
+        main = main.merge(crate::admin::router(
+            service.clone(),
+            token.clone(),
+            guard.clone(),
+        ));
     }
     let mut management = courier_server::management_router(service.clone())
         .route_layer(admitted(Interface::Management));
     if config.console {
         management = management.merge(crate::console::router(
             service.clone(),
+            guard.clone(),
             config.tls.is_some(),
         ));
     }
@@ -378,8 +427,8 @@ async fn serve_listener(
             accepted = listener.accept() => accepted,
             _ = stop.wait_for(|stop| *stop) => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) => {
                 // Out of file descriptors and the like: back off instead of spinning or dying.
                 tracing::warn!(%error, "accepting a connection failed");
@@ -388,7 +437,17 @@ async fn serve_listener(
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        // The peer's address, for the sign-in guard's tally per client.
+        let service =
+            hyper_util::service::TowerToHyperService::new(tower::ServiceExt::map_request(
+                router.clone(),
+                move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    request
+                },
+            ));
         let watcher = graceful.watcher();
         let builder = builder.clone();
         let tls = tls.clone();

@@ -15,6 +15,8 @@ pub mod memory;
 pub mod metering;
 pub mod ratelimit;
 pub mod sample;
+pub mod secrets;
+pub mod signin;
 pub mod stats;
 pub mod store;
 pub mod testing;
