@@ -1,8 +1,9 @@
 //! Assembles and runs the service: store, account, routers, listeners, background tasks, shutdown.
 
 use crate::account::{InitialCredentials, load_or_create};
+use crate::admission::{AdmitState, Interface, admit};
 use crate::api::Service;
-use crate::signin::{CredentialKind, SignInGuard};
+use crate::signin::SignInGuard;
 use crate::store::{SqliteStore, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
@@ -28,6 +29,9 @@ pub struct Config {
     pub demo: bool,
     /// How long a client may take to send a request's headers ([`HEADER_READ_TIMEOUT`]).
     pub header_read_timeout: Duration,
+    /// How long a client may take to send a request's body after its headers
+    /// ([`crate::admission::BODY_READ_TIMEOUT`]).
+    pub body_read_timeout: Duration,
     /// Serve HTTPS with this configuration (`--tls-cert`/`--tls-key`) instead of plain HTTP.
     pub tls: Option<crate::tls::ServerTls>,
     /// Serve the console at `/console` on the management listener (off with `--no-console`).
@@ -90,131 +94,6 @@ async fn health(service: Arc<Service>) -> Response {
     }
 }
 
-/// Which interface's credentials a route takes.
-#[derive(Clone, Copy)]
-enum Interface {
-    Messaging,
-    Management,
-}
-
-/// What [`admit`] needs: the service, the sign-in guard shared by every listener, the interface.
-#[derive(Clone)]
-struct AdmitState {
-    service: Arc<Service>,
-    guard: Arc<SignInGuard>,
-    interface: Interface,
-}
-
-/// The sign-in guard, then the rate limit, after the credentials (decision 16). A client the
-/// sign-in guard has closed gets 429 before its credentials are compared, and wrong credentials
-/// count as a failed sign-in of the client's address ([`crate::signin`]). A request whose
-/// credentials are missing or wrong goes on to the generated handler, which answers 401, and
-/// spends nothing of the account's limit; only an authenticated request is counted, and refused
-/// with 429 before its parameters are read. The handler checks the credentials again; a
-/// comparison costs nanoseconds and keeps the generated router the only place that decides the
-/// 401.
-async fn admit(
-    axum::extract::State(state): axum::extract::State<AdmitState>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    use courier_server::{ManagementApi, MessagingApi, auth, query::Query};
-    let AdmitState {
-        service,
-        guard,
-        interface,
-    } = state;
-    let client = crate::signin::client_address(request.extensions());
-    let query = Query::parse(request.uri().query().unwrap_or(""));
-    let closed = |guard: &SignInGuard| guard.wait(client).map(crate::signin::too_many_failures);
-    let authenticated = match interface {
-        Interface::Messaging => match auth::messaging_credentials(request.headers(), &query) {
-            Err(_) => false,
-            Ok(credentials) => {
-                if let Some(refusal) = closed(&guard) {
-                    return refusal;
-                }
-                let right = MessagingApi::authenticate(&*service, credentials)
-                    .await
-                    .is_ok();
-                if !right {
-                    guard.failed(client, CredentialKind::ServiceToken);
-                }
-                right
-            }
-        },
-        Interface::Management => match auth::management_credentials(request.headers(), &query) {
-            Err(_) => false,
-            Ok(credentials) => {
-                if let Some(refusal) = closed(&guard) {
-                    return refusal;
-                }
-                let right = ManagementApi::authenticate(&*service, credentials)
-                    .await
-                    .is_ok();
-                if !right {
-                    guard.failed(client, CredentialKind::ManagementKey);
-                }
-                right
-            }
-        },
-    };
-    if !authenticated {
-        return next.run(request).await;
-    }
-    let decision = service.rate_limit();
-    let mut response = match decision.refused {
-        None => {
-            let mut response = next.run(request).await;
-            response.extensions_mut().insert(crate::metering::Admitted);
-            response
-        }
-        Some(refusal) => too_many_requests(refusal),
-    };
-    rate_limit_headers(&mut response, &decision);
-    response
-}
-
-fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
-    let message = match refusal {
-        crate::ratelimit::Refusal::PerSecond => {
-            "too many requests: the account's max_requests_per_second is reached; retry after the time in Retry-After"
-        }
-        crate::ratelimit::Refusal::Daily => {
-            "too many requests: the account's max_requests_per_day_hard is reached for this UTC day; retry after the time in Retry-After"
-        }
-    };
-    courier_server::runtime::error(StatusCode::TOO_MANY_REQUESTS, message)
-}
-
-/// The rate-limit headers of an authenticated interface response (decision 18): the
-/// per-second window as `Burst-RateLimit-*` always; the daily limit as `RateLimit-*` on a
-/// success and on its own 429, but never on a per-second 429, whose `RateLimit-*` the official
-/// clients would read as the daily limit. `Retry-After` on every 429.
-fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
-    use crate::ratelimit::Refusal;
-    let now = now_ms();
-    let headers = response.headers_mut();
-    let mut set = |name: &'static str, value: u64| {
-        headers.insert(name, axum::http::HeaderValue::from(value));
-    };
-    let burst = &decision.per_second;
-    set("burst-ratelimit-limit", burst.limit);
-    set("burst-ratelimit-remaining", burst.remaining);
-    set("burst-ratelimit-reset", burst.reset_unix_seconds());
-    if decision.refused != Some(Refusal::PerSecond) {
-        let daily = &decision.daily;
-        set("ratelimit-limit", daily.limit);
-        set("ratelimit-remaining", daily.remaining);
-        set("ratelimit-reset", daily.reset_unix_seconds());
-    }
-    match decision.refused {
-        Some(Refusal::PerSecond) => set("retry-after", burst.retry_after_seconds(now)),
-        Some(Refusal::Daily) => set("retry-after", decision.daily.retry_after_seconds(now)),
-        None => {}
-    }
-}
-
 /// What the official workflow client can ask of the hosted service and a local service without a
 /// delivery engine cannot do: resume and restart failed runs, retry a failure callback. They
 /// answer 501 with the error body saying so, never a 404 that reads like a wrong address; like
@@ -258,6 +137,10 @@ fn needs_delivery_engine(service: Arc<Service>) -> Router {
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
     let usage = axum::middleware::from_fn_with_state(service.clone(), crate::metering::meter);
+    let body_deadline = axum::middleware::from_fn_with_state(
+        config.body_read_timeout,
+        crate::admission::read_body_within,
+    );
     let guard = Arc::new(SignInGuard::default());
     let admitted = |interface| {
         let state = AdmitState {
@@ -294,12 +177,12 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     if config.management_listen.is_some() {
         let management = management.route("/health", health);
         (
-            courier_server::finish(main).layer(usage.clone()),
-            Some(courier_server::finish(management).layer(usage)),
+            courier_server::finish(main.layer(body_deadline.clone())).layer(usage.clone()),
+            Some(courier_server::finish(management.layer(body_deadline)).layer(usage)),
         )
     } else {
         (
-            courier_server::finish(main.merge(management)).layer(usage),
+            courier_server::finish(main.merge(management).layer(body_deadline)).layer(usage),
             None,
         )
     }

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod admission;
 pub mod api;
 pub mod app;
 pub mod console;

@@ -271,6 +271,7 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         admin_token: secrets.admin_token,
         demo: args.demo,
         header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
+        body_read_timeout: courier_service::admission::BODY_READ_TIMEOUT,
         tls,
         console: !args.no_console,
     };
