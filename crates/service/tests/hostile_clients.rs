@@ -151,3 +151,45 @@ async fn every_answer_tells_browsers_not_to_sniff_its_type() {
         );
     }
 }
+
+#[tokio::test]
+async fn more_filter_values_than_the_spec_allows_are_a_400_naming_the_parameter_and_cap() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = serve(data.path());
+    let http = reqwest::Client::new();
+    let values = |key: &str, count: usize| {
+        (0..count)
+            .map(|n| format!("{key}=u{n}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    let cancel = |query: String| {
+        http.delete(format!("{}/v2/workflows/runs?{query}", running.base))
+            .bearer_auth(TOKEN)
+            .send()
+    };
+    let refused = cancel(values("workflowUrl", 1500)).await.expect("cancel");
+    assert_eq!(refused.status(), 400);
+    let body: serde_json::Value = refused.json().await.expect("JSON");
+    let message = body["error"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`workflowUrl`") && message.contains("at most 100"),
+        "{message}"
+    );
+    // The compat spelling counts with the one it stands for.
+    let mixed = format!("{}&{}", values("callerIp", 60), values("callerIP", 60));
+    assert_eq!(cancel(mixed).await.expect("cancel").status(), 400);
+    let at_the_cap = cancel(values("workflowUrl", 100)).await.expect("cancel");
+    assert_eq!(at_the_cap.status(), 200, "the cap itself is allowed");
+    let ids = http
+        .delete(format!(
+            "{}/v2/workflows/dlq?{}",
+            running.base,
+            values("dlqIds", 101)
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .expect("bulk delete");
+    assert_eq!(ids.status(), 400);
+}
