@@ -180,14 +180,14 @@ struct Secrets {
 /// Reads the secret files, applies the demo's defaults and refuses short secrets.
 fn secrets(args: &ServeArgs) -> Result<Secrets, String> {
     use courier_service::secrets::{check_length, read_file};
-    let resolve = |given: &Option<String>, file: &Option<PathBuf>, option: &str| {
+    let resolve = |given: &Option<String>, file: &Option<PathBuf>, flag: &str, env: &str| {
         let from_file = match file {
-            Some(file) => Some(read_file(&format!("{option}-file"), file)?),
+            Some(file) => Some(read_file(&format!("{flag}-file"), file)?),
             None => None,
         };
         let secret = given.clone().or(from_file);
         if let Some(secret) = &secret {
-            check_length(option, secret)?;
+            check_length(&format!("{flag} (or {env}, or {flag}-file)"), secret)?;
         }
         Ok::<_, String>(secret)
     };
@@ -200,6 +200,7 @@ fn secrets(args: &ServeArgs) -> Result<Secrets, String> {
                 &args.service_token,
                 &args.service_token_file,
                 "--service-token",
+                "COURIER_SERVICE_TOKEN",
             )?,
             demo::DEMO_SERVICE_TOKEN,
         ),
@@ -208,10 +209,16 @@ fn secrets(args: &ServeArgs) -> Result<Secrets, String> {
                 &args.management_key,
                 &args.management_key_file,
                 "--management-key",
+                "COURIER_MANAGEMENT_KEY",
             )?,
             demo::DEMO_MANAGEMENT_KEY,
         ),
-        admin_token: resolve(&args.admin_token, &args.admin_token_file, "--admin-token")?,
+        admin_token: resolve(
+            &args.admin_token,
+            &args.admin_token_file,
+            "--admin-token",
+            "COURIER_ADMIN_TOKEN",
+        )?,
     })
 }
 
