@@ -4,8 +4,8 @@
 -- stable entries (soak-00000 .. soak-04999, never deleted). Volatile entries take their run ids
 -- from a pool of 1000: the store keeps every run that entered the DLQ (cancel finds it), so a new
 -- run id per entry would grow the data without bound and RSS with it, whatever the service does.
-local token = os.getenv("SOAK_TOKEN") or "soak-token"
-local admin = os.getenv("SOAK_ADMIN") or "soak-admin"
+local token = os.getenv("SOAK_TOKEN") or "soak-service-token"
+local admin = os.getenv("SOAK_ADMIN") or "soak-admin-token-0"
 local auth = { ["Authorization"] = "Bearer " .. token }
 local admin_headers = { ["Authorization"] = "Bearer " .. admin, ["Content-Type"] = "application/json" }
 local counter = 0

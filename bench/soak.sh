@@ -17,10 +17,10 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk;
 cargo build --quiet --release -p courier-service
 port=${SOAK_PORT:-18484}
 data=$(mktemp -d)
-export SOAK_TOKEN=soak-token SOAK_ADMIN=soak-admin
+export SOAK_TOKEN=soak-service-token SOAK_ADMIN=soak-admin-token-0
 # The upkeep's memory line each minute (SQLite's bytes, malloc's heap in use and held free).
 RUST_LOG=info,courier_service::memory=debug "${CARGO_TARGET_DIR:-target}/release/courier" serve --listen "127.0.0.1:$port" --data-dir "$data" --service-token "$SOAK_TOKEN" \
-  --customer-id soak@courier.dev --management-key soak-key --admin-token "$SOAK_ADMIN" >"$data/serve.log" 2>&1 &
+  --customer-id soak@courier.dev --management-key soak-management-key --admin-token "$SOAK_ADMIN" >"$data/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data"' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done

@@ -70,3 +70,46 @@ async fn slow_and_silent_clients_are_disconnected_while_others_are_served() {
         );
     }
 }
+
+/// A body trickled a byte at a time, to an API route and to the console's login form: answered
+/// 408 and the connection closed once the body deadline (2 s in tests) has passed, not held for
+/// as long as the client keeps trickling.
+#[tokio::test]
+async fn a_trickled_body_is_answered_408_and_closed_at_the_body_deadline() {
+    let service = TestService::start().await; // body read timeout: 2 s
+    let address = service.base_url().trim_start_matches("http://").to_owned();
+    let token = service.service_token.clone();
+    let requests = [
+        format!(
+            "DELETE /v2/workflows/dlq HTTP/1.1\r\nHost: courier\r\nAuthorization: Bearer {token}\r\nContent-Length: 100\r\n\r\n"
+        ),
+        "POST /console/login HTTP/1.1\r\nHost: courier\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n".to_owned(),
+    ];
+    for head in requests {
+        let mut stream = TcpStream::connect(&address).await.expect("connect");
+        stream.write_all(head.as_bytes()).await.expect("headers");
+        let (mut reader, mut writer) = stream.into_split();
+        let trickle = tokio::spawn(async move {
+            for _ in 0..20 {
+                if writer.write_all(b"u").await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(400)).await;
+            }
+        });
+        let started = Instant::now();
+        let mut received = Vec::new();
+        let closed =
+            tokio::time::timeout(Duration::from_secs(5), reader.read_to_end(&mut received));
+        let _ = closed.await.expect("the connection is closed within 5 s");
+        let waited = started.elapsed();
+        trickle.abort();
+        let text = String::from_utf8_lossy(&received);
+        assert!(text.starts_with("HTTP/1.1 408"), "{head}: {text}");
+        assert!(text.contains("\"error\""), "the JSON error body: {text}");
+        assert!(
+            waited >= Duration::from_millis(1500) && waited < Duration::from_secs(4),
+            "{head}: closed after {waited:?}"
+        );
+    }
+}

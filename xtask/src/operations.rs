@@ -57,6 +57,9 @@ pub(crate) struct Param {
     pub alias_of: Option<String>,
     /// `required: true`: absent is a 400.
     pub required: bool,
+    /// `maxItems` of a multi-value parameter: more values (its other spellings' included) are a
+    /// 400 naming the parameter and the cap.
+    pub max_items: Option<usize>,
 }
 
 /// A response body: the Rust type of its model, and whether the server takes it pre-serialised
@@ -213,7 +216,19 @@ fn param(
         group: extensions::group(parameter).map(str::to_owned),
         alias_of: extensions::parameter_alias_of(parameter).map(str::to_owned),
         required: data.required,
+        max_items: max_items(schema),
     })
+}
+
+/// `maxItems` of an inline array schema.
+fn max_items(schema: &ReferenceOr<openapiv3::Schema>) -> Option<usize> {
+    match schema {
+        ReferenceOr::Item(openapiv3::Schema {
+            schema_kind: SchemaKind::Type(Type::Array(array)),
+            ..
+        }) => array.max_items,
+        _ => None,
+    }
 }
 
 fn responses(

@@ -187,6 +187,19 @@ impl Query {
     }
 }
 
+/// `values` of a multi-value parameter, or a 400 naming it (`names`: its spellings, quoted) and
+/// its cap when there are more than `max_items`. Beyond a cap the store would build one
+/// condition per value, and a few thousand make SQLite refuse the query.
+pub fn at_most<T>(names: &str, max_items: usize, values: Vec<T>) -> Result<Vec<T>, Rejection> {
+    if values.len() > max_items {
+        return Err(Rejection::bad_request(format!(
+            "{names} takes at most {max_items} values, got {}",
+            values.len()
+        )));
+    }
+    Ok(values)
+}
+
 fn parse_enum<T: FromStr>(name: &str, text: &str, values: &[&str]) -> Result<T, Rejection> {
     text.parse().map_err(|_| {
         Rejection::bad_request(format!(

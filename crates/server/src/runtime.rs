@@ -295,7 +295,9 @@ async fn refuse_long_queries(
 }
 
 /// Adds what every courier router needs: the JSON 404 for unknown paths, 413 for oversized
-/// bodies, 400 for query strings over [`MAX_QUERY_BYTES`], and a 500 with the error body when a handler panics (instead of a dropped connection).
+/// bodies, 400 for query strings over [`MAX_QUERY_BYTES`], a 500 with the error body when a
+/// handler panics (instead of a dropped connection), and `X-Content-Type-Options: nosniff` on
+/// every answer, so a browser never runs a JSON error that echoes input as a script or page.
 pub fn finish(router: axum::Router) -> axum::Router {
     router
         .fallback(not_found)
@@ -305,4 +307,10 @@ pub fn finish(router: axum::Router) -> axum::Router {
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panic_response,
         ))
+        .layer(
+            tower_http::set_header::SetResponseHeaderLayer::if_not_present(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            ),
+        )
 }

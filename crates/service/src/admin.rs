@@ -5,6 +5,7 @@
 //! a batch with one bad entry stores none of them.
 
 use crate::api::Service;
+use crate::signin::{CredentialKind, SignInGuard};
 use crate::stats;
 use crate::store::{ActiveRun, IndexActivity, IndexUsage, Store, StoreError};
 use crate::time::now_ms;
@@ -25,11 +26,16 @@ use std::sync::Arc;
 struct AdminState {
     service: Arc<Service>,
     token: String,
+    guard: Arc<SignInGuard>,
 }
 
-/// The admin routes, guarded by `token`.
-pub fn router(service: Arc<Service>, token: String) -> Router {
-    let state = Arc::new(AdminState { service, token });
+/// The admin routes, guarded by `token`; wrong tokens count as failed sign-ins in `guard`.
+pub fn router(service: Arc<Service>, token: String, guard: Arc<SignInGuard>) -> Router {
+    let state = Arc::new(AdminState {
+        service,
+        token,
+        guard,
+    });
     // Every route answers other methods with the API's JSON 405.
     let routes = [
         ("/admin/v1/dlq", post(insert_dlq)),
@@ -56,13 +62,21 @@ async fn require_admin(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    match courier_server::auth::bearer_token(request.headers()) {
-        Some(Ok(token)) if constant_time_eq(token, &state.token) => next.run(request).await,
-        _ => courier_server::Unauthorized::bearer(
-            "the admin API needs `Authorization: Bearer <admin token>`",
-        )
-        .into_response(),
+    let client = crate::signin::client_address(request.extensions());
+    let given = courier_server::auth::bearer_token(request.headers());
+    if let Some(Ok(token)) = given {
+        if let Some(wait) = state.guard.wait(client) {
+            return crate::signin::too_many_failures(wait);
+        }
+        if constant_time_eq(token, &state.token) {
+            return next.run(request).await;
+        }
+        state.guard.failed(client, CredentialKind::AdminToken);
     }
+    courier_server::Unauthorized::bearer(
+        "the admin API needs `Authorization: Bearer <admin token>`",
+    )
+    .into_response()
 }
 
 fn bad_request(message: impl Into<String>) -> Response {

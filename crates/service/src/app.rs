@@ -1,8 +1,9 @@
 //! Assembles and runs the service: store, account, routers, listeners, background tasks, shutdown.
 
 use crate::account::{InitialCredentials, load_or_create};
+use crate::admission::{AdmitState, Interface, admit};
 use crate::api::Service;
-use crate::stats;
+use crate::signin::SignInGuard;
 use crate::store::{SqliteStore, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
@@ -28,6 +29,9 @@ pub struct Config {
     pub demo: bool,
     /// How long a client may take to send a request's headers ([`HEADER_READ_TIMEOUT`]).
     pub header_read_timeout: Duration,
+    /// How long a client may take to send a request's body after its headers
+    /// ([`crate::admission::BODY_READ_TIMEOUT`]).
+    pub body_read_timeout: Duration,
     /// Serve HTTPS with this configuration (`--tls-cert`/`--tls-key`) instead of plain HTTP.
     pub tls: Option<crate::tls::ServerTls>,
     /// Serve the console at `/console` on the management listener (off with `--no-console`).
@@ -62,7 +66,7 @@ pub enum StartError {
 
 /// Opens the store in the data directory and loads (or creates) the account.
 pub fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+    crate::datadir::create_private_dir(&config.data_dir).map_err(|source| StartError::DataDir {
         path: config.data_dir.clone(),
         source,
     })?;
@@ -90,136 +94,26 @@ async fn health(service: Arc<Service>) -> Response {
     }
 }
 
-/// Meters every interface request: the usage counters of the statistics (authenticated,
-/// admitted requests and their bytes) and a debug log line. Only the path is logged: the query
-/// may carry a `service_token`.
-async fn meter(
-    axum::extract::State(service): axum::extract::State<Arc<Service>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let started = std::time::Instant::now();
-    let method = request.method().clone();
-    let path = request.uri().path().to_owned();
-    let request_bytes = content_length(request.headers());
-    let interface = path.starts_with("/v2/");
-    let response = next.run(request).await;
-    let status = response.status();
-    if interface && status != StatusCode::UNAUTHORIZED && status != StatusCode::TOO_MANY_REQUESTS {
-        let now = now_ms();
-        let usage = service.usage();
-        usage.add(stats::REQUESTS, now, 1.0);
-        usage.add(
-            stats::BANDWIDTH,
-            now,
-            (request_bytes + content_length(response.headers())) as f64,
-        );
-        if path.starts_with("/v2/workflows") || path.starts_with("/v2/dlq") {
-            usage.add(stats::WORKFLOW_REQUESTS, now, 1.0);
-        }
-    }
-    tracing::debug!(%method, %path, status = status.as_u16(), micros = started.elapsed().as_micros() as u64, "request");
-    response
-}
-
-/// Which interface's credentials a route takes.
-#[derive(Clone, Copy)]
-enum Interface {
-    Messaging,
-    Management,
-}
-
-/// The rate limit, after the credentials (decision 16): a request whose credentials are
-/// missing or wrong goes on to the generated handler, which answers 401, and spends nothing of
-/// the account's limit; only an authenticated request is counted, and refused with 429 before
-/// its parameters are read. The handler checks the credentials again; a comparison costs
-/// nanoseconds and keeps the generated router the only place that decides the 401.
-async fn admit(
-    axum::extract::State((service, interface)): axum::extract::State<(Arc<Service>, Interface)>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    use courier_server::{ManagementApi, MessagingApi, auth, query::Query};
-    let query = Query::parse(request.uri().query().unwrap_or(""));
-    let authenticated = match interface {
-        Interface::Messaging => match auth::messaging_credentials(request.headers(), &query) {
-            Ok(credentials) => MessagingApi::authenticate(&*service, credentials)
-                .await
-                .is_ok(),
-            Err(_) => false,
-        },
-        Interface::Management => match auth::management_credentials(request.headers(), &query) {
-            Ok(credentials) => ManagementApi::authenticate(&*service, credentials)
-                .await
-                .is_ok(),
-            Err(_) => false,
-        },
-    };
-    if !authenticated {
-        return next.run(request).await;
-    }
-    let decision = service.rate_limit();
-    let mut response = match decision.refused {
-        None => next.run(request).await,
-        Some(refusal) => too_many_requests(refusal),
-    };
-    rate_limit_headers(&mut response, &decision);
-    response
-}
-
-fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
-    let message = match refusal {
-        crate::ratelimit::Refusal::PerSecond => {
-            "too many requests: the account's max_requests_per_second is reached; retry after the time in Retry-After"
-        }
-        crate::ratelimit::Refusal::Daily => {
-            "too many requests: the account's max_requests_per_day_hard is reached for this UTC day; retry after the time in Retry-After"
-        }
-    };
-    courier_server::runtime::error(StatusCode::TOO_MANY_REQUESTS, message)
-}
-
-/// The rate-limit headers of an authenticated interface response (decision 18): the
-/// per-second window as `Burst-RateLimit-*` always; the daily limit as `RateLimit-*` on a
-/// success and on its own 429, but never on a per-second 429, whose `RateLimit-*` the official
-/// clients would read as the daily limit. `Retry-After` on every 429.
-fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
-    use crate::ratelimit::Refusal;
-    let now = now_ms();
-    let headers = response.headers_mut();
-    let mut set = |name: &'static str, value: u64| {
-        headers.insert(name, axum::http::HeaderValue::from(value));
-    };
-    let burst = &decision.per_second;
-    set("burst-ratelimit-limit", burst.limit);
-    set("burst-ratelimit-remaining", burst.remaining);
-    set("burst-ratelimit-reset", burst.reset_unix_seconds());
-    if decision.refused != Some(Refusal::PerSecond) {
-        let daily = &decision.daily;
-        set("ratelimit-limit", daily.limit);
-        set("ratelimit-remaining", daily.remaining);
-        set("ratelimit-reset", daily.reset_unix_seconds());
-    }
-    match decision.refused {
-        Some(Refusal::PerSecond) => set("retry-after", burst.retry_after_seconds(now)),
-        Some(Refusal::Daily) => set("retry-after", decision.daily.retry_after_seconds(now)),
-        None => {}
-    }
-}
-
-fn content_length(headers: &axum::http::HeaderMap) -> u64 {
-    headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(0)
-}
-
 /// What the official workflow client can ask of the hosted service and a local service without a
 /// delivery engine cannot do: resume and restart failed runs, retry a failure callback. They
-/// answer 501 with the error body saying so, never a 404 that reads like a wrong address.
-fn needs_delivery_engine() -> Router {
-    async fn not_implemented(uri: axum::http::Uri) -> Response {
+/// answer 501 with the error body saying so, never a 404 that reads like a wrong address; like
+/// their neighbours they first want the service token (401 without it).
+fn needs_delivery_engine(service: Arc<Service>) -> Router {
+    async fn not_implemented(
+        axum::extract::State(service): axum::extract::State<Arc<Service>>,
+        headers: axum::http::HeaderMap,
+        uri: axum::http::Uri,
+    ) -> Response {
+        use axum::response::IntoResponse as _;
+        use courier_server::{MessagingApi, auth, query::Query};
+        let query = Query::parse(uri.query().unwrap_or(""));
+        let authenticated = match auth::messaging_credentials(&headers, &query) {
+            Ok(credentials) => MessagingApi::authenticate(&*service, credentials).await,
+            Err(rejection) => Err(rejection),
+        };
+        if let Err(rejection) = authenticated {
+            return rejection.into_response();
+        }
         courier_server::runtime::error(
             StatusCode::NOT_IMPLEMENTED,
             format!(
@@ -237,30 +131,47 @@ fn needs_delivery_engine() -> Router {
         .route("/v2/workflows/dlq/resume", post())
         .route("/v2/workflows/dlq/restart", post())
         .route("/v2/workflows/dlq/callback/{dlqId}", post())
+        .with_state(service)
 }
 
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
-    let usage = axum::middleware::from_fn_with_state(service.clone(), meter);
-    let admitted =
-        |interface| axum::middleware::from_fn_with_state((service.clone(), interface), admit);
+    let usage = axum::middleware::from_fn_with_state(service.clone(), crate::metering::meter);
+    let body_deadline = axum::middleware::from_fn_with_state(
+        config.body_read_timeout,
+        crate::admission::read_body_within,
+    );
+    let guard = Arc::new(SignInGuard::default());
+    let admitted = |interface| {
+        let state = AdmitState {
+            service: service.clone(),
+            guard: guard.clone(),
+            interface,
+        };
+        axum::middleware::from_fn_with_state(state, admit)
+    };
     let health = {
         let service = service.clone();
         axum::routing::get(move || health(service.clone()))
     };
     let mut main = courier_server::messaging_router(service.clone())
+        .merge(needs_delivery_engine(service.clone()))
         .route_layer(admitted(Interface::Messaging))
-        .merge(needs_delivery_engine())
         .merge(crate::spec_docs::router())
         .route("/health", health.clone());
     if let Some(token) = &config.admin_token {
-        main = main.merge(crate::admin::router(service.clone(), token.clone()));
+        main = main.merge(crate::admin::router(
+            service.clone(),
+            token.clone(),
+            guard.clone(),
+        ));
     }
     let mut management = courier_server::management_router(service.clone())
         .route_layer(admitted(Interface::Management));
     if config.console {
         management = management.merge(crate::console::router(
             service.clone(),
+            guard.clone(),
             config.tls.is_some(),
         ));
     }
@@ -269,12 +180,12 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
             .route("/health", health)
             .merge(crate::spec_docs::router());
         (
-            courier_server::finish(main).layer(usage.clone()),
-            Some(courier_server::finish(management).layer(usage)),
+            courier_server::finish(main.layer(body_deadline.clone())).layer(usage.clone()),
+            Some(courier_server::finish(management.layer(body_deadline)).layer(usage)),
         )
     } else {
         (
-            courier_server::finish(main.merge(management)).layer(usage),
+            courier_server::finish(main.merge(management).layer(body_deadline)).layer(usage),
             None,
         )
     }
@@ -402,8 +313,8 @@ async fn serve_listener(
             accepted = listener.accept() => accepted,
             _ = stop.wait_for(|stop| *stop) => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) => {
                 // Out of file descriptors and the like: back off instead of spinning or dying.
                 tracing::warn!(%error, "accepting a connection failed");
@@ -412,7 +323,17 @@ async fn serve_listener(
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        // The peer's address, for the sign-in guard's tally per client.
+        let service =
+            hyper_util::service::TowerToHyperService::new(tower::ServiceExt::map_request(
+                router.clone(),
+                move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    request
+                },
+            ));
         let watcher = graceful.watcher();
         let builder = builder.clone();
         let tls = tls.clone();

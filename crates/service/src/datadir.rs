@@ -5,11 +5,74 @@
 //! The lock (`flock`, through `fs4`) is released by the kernel when the holder exits, however it
 //! exits, so a crashed process never leaves a stale lock behind; the pid written into the file
 //! only serves the message of the process that is refused.
+//!
+//! The directory holds every credential and every payload, so it is created `0700` and its
+//! files `0600`, and a directory that other users can reach is refused at start unless the
+//! operator says it is meant to be shared ([`SharedDataDir::Allow`], `--allow-shared-data-dir`).
+//! On a readable directory another local user could read the key out of the WAL, or take the
+//! lock and keep courier from starting.
 
 use fs4::{FileExt, TryLockError};
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Seek as _, Write as _};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
+
+/// Mode of the data directory: its owner only.
+pub const PRIVATE_DIR_MODE: u32 = 0o700;
+/// Mode of every file in it: its owner only.
+pub const PRIVATE_FILE_MODE: u32 = 0o600;
+
+/// Whether a data directory that group or other users can reach may be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedDataDir {
+    /// Refuse to start on it (the default).
+    Refuse,
+    /// Use it as it is (`--allow-shared-data-dir`).
+    Allow,
+}
+
+/// Creates `dir` and any missing parents with mode `0700`.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR_MODE)
+        .create(dir)
+}
+
+/// Makes `file` readable and writable by its owner only, when it exists and is not already so.
+pub fn make_private(file: &Path) -> std::io::Result<()> {
+    match std::fs::metadata(file) {
+        Ok(metadata) if metadata.permissions().mode() & 0o077 != 0 => {
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(PRIVATE_FILE_MODE))
+        }
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
+/// Creates the data directory (`0700`) if needed, refuses one that group or other users can
+/// reach unless `shared` allows it, and takes its lock.
+pub fn open_data_dir(data_dir: &Path, shared: SharedDataDir) -> Result<DataDirLock, String> {
+    create_private_dir(data_dir)
+        .map_err(|e| format!("cannot create data directory {}: {e}", data_dir.display()))?;
+    let mode = std::fs::metadata(data_dir)
+        .map_err(|e| format!("cannot read data directory {}: {e}", data_dir.display()))?
+        .permissions()
+        .mode()
+        & 0o777;
+    if mode & 0o077 != 0 && shared == SharedDataDir::Refuse {
+        return Err(format!(
+            "the data directory {dir} has mode {mode:04o}: other users of this machine can reach \
+             it, and it holds every credential and payload of the service. Make it private with \
+             `chmod 700 {dir}`, or start with --allow-shared-data-dir \
+             (COURIER_ALLOW_SHARED_DATA_DIR=true) if sharing it is intended",
+            dir = data_dir.display()
+        ));
+    }
+    lock_data_dir(data_dir)
+}
 
 /// The lock file's name inside the data directory.
 pub const LOCK_FILE: &str = "courier.lock";
@@ -31,7 +94,7 @@ impl DataDirLock {
 
 /// Creates the data directory if needed and takes its lock, or says who holds it.
 pub fn lock_data_dir(data_dir: &Path) -> Result<DataDirLock, String> {
-    std::fs::create_dir_all(data_dir)
+    create_private_dir(data_dir)
         .map_err(|e| format!("cannot create data directory {}: {e}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
     // No truncate on open: while another process holds the lock, its pid must stay readable.
@@ -40,6 +103,7 @@ pub fn lock_data_dir(data_dir: &Path) -> Result<DataDirLock, String> {
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(PRIVATE_FILE_MODE)
         .open(&path)
         .map_err(|e| {
             format!(
@@ -70,8 +134,9 @@ pub fn lock_data_dir(data_dir: &Path) -> Result<DataDirLock, String> {
             return Err(format!("cannot lock {}: {e}", path.display()));
         }
     }
-    let written = file
-        .set_len(0)
+    // A lock file from before files were private: tightened once it is ours.
+    let written = make_private(&path)
+        .and_then(|()| file.set_len(0))
         .and_then(|()| file.rewind())
         .and_then(|()| writeln!(file, "{}", std::process::id()))
         .and_then(|()| file.sync_all());
@@ -102,5 +167,26 @@ mod tests {
         );
         drop(held);
         lock_data_dir(dir.path()).expect("free again once the holder is gone");
+    }
+
+    #[test]
+    fn a_directory_others_can_reach_is_refused_unless_allowed_and_a_new_one_is_private() {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let created = parent.path().join("new/data");
+        let lock = open_data_dir(&created, SharedDataDir::Refuse).expect("a new directory");
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&created), PRIVATE_DIR_MODE);
+        assert_eq!(mode(lock.path()), PRIVATE_FILE_MODE);
+        drop(lock);
+
+        std::fs::set_permissions(&created, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let refused = open_data_dir(&created, SharedDataDir::Refuse).expect_err("refused");
+        assert!(
+            refused.contains(&created.display().to_string())
+                && refused.contains("0750")
+                && refused.contains("--allow-shared-data-dir"),
+            "{refused}"
+        );
+        open_data_dir(&created, SharedDataDir::Allow).expect("allowed when told");
     }
 }

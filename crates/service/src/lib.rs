@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod admission;
 pub mod api;
 pub mod app;
 pub mod console;
@@ -12,8 +13,11 @@ pub mod cursor;
 pub mod datadir;
 pub mod demo;
 pub mod memory;
+pub mod metering;
 pub mod ratelimit;
 pub mod sample;
+pub mod secrets;
+pub mod signin;
 pub mod spec_docs;
 pub mod stats;
 pub mod store;

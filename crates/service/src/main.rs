@@ -3,7 +3,7 @@
 
 mod cli;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches as _, Parser, Subcommand};
 use courier_service::account::InitialCredentials;
 use courier_service::app::{Config, banner, bind, open_service, serve};
 use courier_service::demo;
@@ -51,18 +51,42 @@ struct ServeArgs {
     /// Where the SQLite database lives.
     #[arg(long, env = "COURIER_DATA_DIR", default_value = "./courier-data")]
     data_dir: PathBuf,
-    /// Messaging service token of the account on first start (random otherwise).
+    /// Messaging service token of the account on first start (random otherwise). As a flag it
+    /// shows in the process list: prefer --service-token-file or the environment.
     #[arg(long, env = "COURIER_SERVICE_TOKEN", hide_env_values = true)]
     service_token: Option<String>,
+    /// File whose first line is the service token (instead of --service-token).
+    #[arg(
+        long,
+        env = "COURIER_SERVICE_TOKEN_FILE",
+        conflicts_with = "service_token"
+    )]
+    service_token_file: Option<PathBuf>,
     /// customer_id of the account on first start (the Basic auth user name).
     #[arg(long, env = "COURIER_CUSTOMER_ID")]
     customer_id: Option<String>,
-    /// Management key (the Basic auth password) on first start (random otherwise).
+    /// Management key (the Basic auth password) on first start (random otherwise). As a flag it
+    /// shows in the process list: prefer --management-key-file or the environment.
     #[arg(long, env = "COURIER_MANAGEMENT_KEY", hide_env_values = true)]
     management_key: Option<String>,
-    /// Enable the admin API under /admin/v1 with this bearer token.
+    /// File whose first line is the management key (instead of --management-key).
+    #[arg(
+        long,
+        env = "COURIER_MANAGEMENT_KEY_FILE",
+        conflicts_with = "management_key"
+    )]
+    management_key_file: Option<PathBuf>,
+    /// Enable the admin API under /admin/v1 with this bearer token. As a flag it shows in the
+    /// process list: prefer --admin-token-file or the environment.
     #[arg(long, env = "COURIER_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
+    /// File whose first line is the admin token (instead of --admin-token).
+    #[arg(long, env = "COURIER_ADMIN_TOKEN_FILE", conflicts_with = "admin_token")]
+    admin_token_file: Option<PathBuf>,
+    /// Start even when group or other users can reach the data directory (refused otherwise:
+    /// it holds every credential and payload).
+    #[arg(long, env = "COURIER_ALLOW_SHARED_DATA_DIR")]
+    allow_shared_data_dir: bool,
     /// Serve HTTPS: PEM certificate chain, leaf first (needs --tls-key).
     #[arg(long, env = "COURIER_TLS_CERT", requires = "tls_key")]
     tls_cert: Option<PathBuf>,
@@ -123,8 +147,19 @@ fn main() -> ExitCode {
 
 async fn run() -> ExitCode {
     let args = cli::with_leading_flags_moved(std::env::args().collect());
-    match Cli::parse_from(args).command {
-        Command::Serve(args) => serve_command(args).await,
+    let matches = Cli::command().get_matches_from(args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    match cli.command {
+        Command::Serve(args) => {
+            let warnings = flag_warnings(matches.subcommand_matches("serve"));
+            match secrets(&args) {
+                Ok(secrets) => serve_command(args, secrets, &warnings).await,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Client(command) => cli::run(command).await,
         Command::Completions { shell } => {
             clap_complete::generate(
@@ -138,7 +173,79 @@ async fn run() -> ExitCode {
     }
 }
 
-async fn serve_command(args: ServeArgs) -> ExitCode {
+/// The secrets of `courier serve`, each from its flag, its variable or its file.
+struct Secrets {
+    service_token: Option<String>,
+    management_key: Option<String>,
+    admin_token: Option<String>,
+}
+
+/// Reads the secret files, applies the demo's defaults and refuses short secrets.
+fn secrets(args: &ServeArgs) -> Result<Secrets, String> {
+    use courier_service::secrets::{check_length, read_file};
+    let resolve = |given: &Option<String>, file: &Option<PathBuf>, flag: &str, env: &str| {
+        let from_file = match file {
+            Some(file) => Some(read_file(&format!("{flag}-file"), file)?),
+            None => None,
+        };
+        let secret = given.clone().or(from_file);
+        if let Some(secret) = &secret {
+            check_length(&format!("{flag} (or {env}, or {flag}-file)"), secret)?;
+        }
+        Ok::<_, String>(secret)
+    };
+    // `--demo` without credentials uses the documented demo ones, so the README works verbatim.
+    let demo_default =
+        |given: Option<String>, demo: &str| given.or_else(|| args.demo.then(|| demo.to_owned()));
+    Ok(Secrets {
+        service_token: demo_default(
+            resolve(
+                &args.service_token,
+                &args.service_token_file,
+                "--service-token",
+                "COURIER_SERVICE_TOKEN",
+            )?,
+            demo::DEMO_SERVICE_TOKEN,
+        ),
+        management_key: demo_default(
+            resolve(
+                &args.management_key,
+                &args.management_key_file,
+                "--management-key",
+                "COURIER_MANAGEMENT_KEY",
+            )?,
+            demo::DEMO_MANAGEMENT_KEY,
+        ),
+        admin_token: resolve(
+            &args.admin_token,
+            &args.admin_token_file,
+            "--admin-token",
+            "COURIER_ADMIN_TOKEN",
+        )?,
+    })
+}
+
+/// A warning for each secret given as a command-line flag rather than a file or the environment.
+fn flag_warnings(matches: Option<&clap::ArgMatches>) -> Vec<String> {
+    let Some(matches) = matches else {
+        return Vec::new();
+    };
+    [
+        ("service_token", "--service-token", "COURIER_SERVICE_TOKEN"),
+        (
+            "management_key",
+            "--management-key",
+            "COURIER_MANAGEMENT_KEY",
+        ),
+        ("admin_token", "--admin-token", "COURIER_ADMIN_TOKEN"),
+    ]
+    .into_iter()
+    .filter(|(id, _, _)| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    .map(|(_, flag, env)| courier_service::secrets::flag_warning(flag, env))
+    .collect()
+}
+
+async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
@@ -146,9 +253,9 @@ async fn serve_command(args: ServeArgs) -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    // `--demo` without credentials uses the documented demo ones, so the README works verbatim.
-    let demo_default =
-        |given: Option<String>, demo: &str| given.or_else(|| args.demo.then(|| demo.to_owned()));
+    for warning in warnings {
+        eprintln!("{warning}");
+    }
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => match courier_service::tls::load(cert, key) {
             Ok(tls) => Some(tls),
@@ -164,19 +271,28 @@ async fn serve_command(args: ServeArgs) -> ExitCode {
         management_listen: args.management_listen,
         data_dir: args.data_dir.clone(),
         credentials: InitialCredentials {
-            customer_id: demo_default(args.customer_id.clone(), demo::DEMO_CUSTOMER_ID),
-            service_token: demo_default(args.service_token.clone(), demo::DEMO_SERVICE_TOKEN),
-            management_key: demo_default(args.management_key.clone(), demo::DEMO_MANAGEMENT_KEY),
+            customer_id: args
+                .customer_id
+                .clone()
+                .or_else(|| args.demo.then(|| demo::DEMO_CUSTOMER_ID.to_owned())),
+            service_token: secrets.service_token,
+            management_key: secrets.management_key,
         },
-        admin_token: args.admin_token.clone(),
+        admin_token: secrets.admin_token,
         demo: args.demo,
         header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
+        body_read_timeout: courier_service::admission::BODY_READ_TIMEOUT,
         tls,
         console: !args.no_console,
     };
     let result = async {
         // Held until serving ends; the kernel releases it however the process exits.
-        let _data_dir_lock = courier_service::datadir::lock_data_dir(&config.data_dir)?;
+        let shared = if args.allow_shared_data_dir {
+            courier_service::datadir::SharedDataDir::Allow
+        } else {
+            courier_service::datadir::SharedDataDir::Refuse
+        };
+        let _data_dir_lock = courier_service::datadir::open_data_dir(&config.data_dir, shared)?;
         let service = open_service(&config)?;
         if config.demo {
             let seeded = demo::seed(&service)

@@ -64,6 +64,7 @@ impl TestService {
             demo: false,
             // Short, so the slow-client test does not wait long.
             header_read_timeout: std::time::Duration::from_secs(2),
+            body_read_timeout: std::time::Duration::from_secs(2),
             tls,
             console: true,
         };

@@ -15,7 +15,7 @@ fn start(data_dir: &std::path::Path) -> Courier {
 fn start_with(data_dir: &std::path::Path, extra: &[&str]) -> Courier {
     Courier::spawn(
         common::courier_serve(data_dir)
-            .args(["--demo", "--admin-token", "admin-secret"])
+            .args(["--demo", "--admin-token", "admin-secret-for-tests"])
             .args(extra)
             .env("RUST_LOG", "warn")
             .stderr(Stdio::inherit()),

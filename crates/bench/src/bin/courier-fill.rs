@@ -60,7 +60,7 @@ struct Args {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    std::fs::create_dir_all(&args.data_dir)
+    courier_service::datadir::create_private_dir(&args.data_dir)
         .map_err(|e| format!("cannot create {}: {e}", args.data_dir.display()))?;
     let path = args.data_dir.join("courier.sqlite3");
     let store = SqliteStore::open(&path).map_err(|e| e.to_string())?;

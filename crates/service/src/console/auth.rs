@@ -13,6 +13,7 @@
 use super::Console;
 use super::view;
 use crate::account::random_secret;
+use crate::signin::{CredentialKind, client_address, retry_after_seconds};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -139,15 +140,16 @@ pub async fn require_viewer(
     next: Next,
 ) -> Response {
     let management_key = console.service.management_key();
+    let client = client_address(request.extensions());
     let from_session = jar
         .get(SESSION_COOKIE)
         .and_then(|cookie| console.sessions.find(cookie.value(), &management_key));
     let viewer = match from_session {
         Some(viewer) => viewer,
-        None => match basic_viewer(&console, request.headers()).await {
+        None => match basic_viewer(&console, request.headers(), client).await {
             Ok(Some(viewer)) => viewer,
             Ok(None) => return no_credentials(&request),
-            Err(message) => return view::unauthorized(&message, true),
+            Err(refusal) => return refusal,
         },
     };
     let mut request = request;
@@ -157,15 +159,8 @@ pub async fn require_viewer(
         }
         if let Some(expected) = viewer.csrf() {
             let (parts, body) = request.into_parts();
-            let bytes = match axum::body::to_bytes(body, MAX_FORM_BYTES).await {
-                Ok(bytes) => bytes,
-                Err(_) => {
-                    return view::error_page(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        "Form too large",
-                        &format!("a console form is at most {MAX_FORM_BYTES} bytes"),
-                    );
-                }
+            let Ok(bytes) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
+                return form_too_large();
             };
             let form = Query::parse(std::str::from_utf8(&bytes).unwrap_or(""));
             let given = form.credential(CSRF_FIELD).unwrap_or_default();
@@ -183,18 +178,42 @@ pub async fn require_viewer(
     next.run(request).await
 }
 
-/// `Ok(None)` without an `Authorization` header; `Err` when one is there but not valid Basic
-/// management credentials.
-async fn basic_viewer(console: &Console, headers: &HeaderMap) -> Result<Option<Viewer>, String> {
+/// `Ok(None)` without an `Authorization` header; `Err` with the answer when one is there but not
+/// valid Basic management credentials, or while the sign-in guard keeps the client waiting.
+async fn basic_viewer(
+    console: &Console,
+    headers: &HeaderMap,
+    client: std::net::IpAddr,
+) -> Result<Option<Viewer>, Response> {
     if !headers.contains_key(header::AUTHORIZATION) {
         return Ok(None);
     }
-    let credentials =
-        management_credentials(headers, &Query::default()).map_err(|e| e.message().to_owned())?;
-    ManagementApi::authenticate(&*console.service, credentials)
-        .await
-        .map(|()| Some(Viewer::Basic))
-        .map_err(|e| e.message().to_owned())
+    let credentials = management_credentials(headers, &Query::default())
+        .map_err(|e| view::unauthorized(e.message(), true))?;
+    if let Some(wait) = console.guard.wait(client) {
+        return Err(too_many_failures(wait));
+    }
+    match ManagementApi::authenticate(&*console.service, credentials).await {
+        Ok(()) => Ok(Some(Viewer::Basic)),
+        Err(e) => {
+            console.guard.failed(client, CredentialKind::ManagementKey);
+            Err(view::unauthorized(e.message(), true))
+        }
+    }
+}
+
+/// The console's 429 while the sign-in guard keeps a client waiting: a page and `Retry-After`.
+fn too_many_failures(wait: std::time::Duration) -> Response {
+    let seconds = retry_after_seconds(wait);
+    let mut response = view::error_page(
+        StatusCode::TOO_MANY_REQUESTS,
+        "Too many failed sign-ins",
+        &format!("too many failed sign-ins from this address: try again in {seconds} seconds"),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, seconds.into());
+    response
 }
 
 /// A page request without credentials goes to the login page (and comes back after it); any
@@ -244,16 +263,28 @@ fn same_origin(headers: &HeaderMap) -> Result<(), String> {
     Ok(())
 }
 
+fn form_too_large() -> Response {
+    view::error_page(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "Form too large",
+        &format!("a console form is at most {MAX_FORM_BYTES} bytes"),
+    )
+}
+
 fn cross_site_refusal(why: &str) -> Response {
     view::error_page(StatusCode::FORBIDDEN, "Cross-site request refused", why)
 }
 
 /// Where to go after login: only a console path, so the parameter cannot send anyone elsewhere.
+/// Anything but visible ASCII (a control character would not fit a `Location` header) and any
+/// dot segment (which a browser resolves out of the console) fall back to the DLQ page.
 fn safe_next(next: Option<String>) -> String {
     match next {
         Some(next)
             if (next == "/console" || next.starts_with("/console/"))
+                && next.bytes().all(|byte| byte.is_ascii_graphic())
                 && !next.contains('\\')
+                && !has_dot_segment(&next)
                 && !next.starts_with("/console/login")
                 && !next.starts_with("/console/logout") =>
         {
@@ -261,6 +292,16 @@ fn safe_next(next: Option<String>) -> String {
         }
         _ => "/console/dlq".to_owned(),
     }
+}
+
+/// Whether the path part of `target` has a `.` or `..` segment, spelled plainly or with `%2e`
+/// (browsers resolve both).
+fn has_dot_segment(target: &str) -> bool {
+    let path = target.split(['?', '#']).next().unwrap_or("");
+    path.split('/').any(|segment| {
+        let segment = segment.to_ascii_lowercase().replace("%2e", ".");
+        segment == "." || segment == ".."
+    })
 }
 
 /// `GET /console/login`: the form, or straight on when already signed in.
@@ -281,16 +322,21 @@ pub async fn login_page(
     view::login(StatusCode::OK, next.as_deref(), "", None)
 }
 
-/// `POST /console/login`: checks the management credentials and opens a session.
+/// `POST /console/login`: checks the management credentials and opens a session. The form is
+/// read up to the console's form limit; a client the sign-in guard keeps waiting gets 429 before
+/// its credentials are compared, and a wrong one counts as a failed sign-in of its address.
 pub async fn login(
     State(console): State<Arc<Console>>,
     jar: CookieJar,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
+    request: Request,
 ) -> Response {
-    if let Err(why) = same_origin(&headers) {
+    let (parts, body) = request.into_parts();
+    if let Err(why) = same_origin(&parts.headers) {
         return cross_site_refusal(&why);
     }
+    let Ok(body) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
+        return form_too_large();
+    };
     let form = Query::parse(std::str::from_utf8(&body).unwrap_or(""));
     let username = form.credential("username").unwrap_or_default();
     let password = form.credential("password").unwrap_or_default();
@@ -303,6 +349,10 @@ pub async fn login(
             Some("Enter the customer id and the management key."),
         );
     }
+    let client = client_address(&parts.extensions);
+    if let Some(wait) = console.guard.wait(client) {
+        return too_many_failures(wait);
+    }
     let credentials = ManagementCredentials {
         username: username.clone(),
         password,
@@ -311,6 +361,7 @@ pub async fn login(
         .await
         .is_err()
     {
+        console.guard.failed(client, CredentialKind::ConsoleLogin);
         return view::login(
             StatusCode::UNAUTHORIZED,
             next.as_deref(),
@@ -357,6 +408,18 @@ mod tests {
             "/console\\..\\x",
             "/consolex",
             "/console/login",
+            "/console/\n",
+            "/console/\0",
+            "/console/\u{7f}",
+            "/console/\r\nSet-Cookie: x=y",
+            "/console/ dlq",
+            "/console/dlé",
+            "/console/../admin",
+            "/console/./dlq",
+            "/console/dlq/..",
+            "/console/%2e%2e/admin",
+            "/console/.%2E/admin",
+            "/console/%2e/dlq",
         ] {
             assert_eq!(safe_next(Some(outside.into())), "/console/dlq", "{outside}");
         }

@@ -13,6 +13,7 @@ mod pages;
 mod view;
 
 use crate::api::Service;
+use crate::signin::SignInGuard;
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{Redirect, Response};
@@ -25,15 +26,18 @@ pub use auth::{CSRF_FIELD, SESSION_COOKIE};
 pub struct Console {
     service: Arc<Service>,
     sessions: auth::Sessions,
+    /// Failed sign-ins per client address, shared with the API's listeners.
+    guard: Arc<SignInGuard>,
     /// Whether the session cookie gets `Secure` (the service serves HTTPS).
     secure_cookies: bool,
 }
 
 /// The console's routes, all under `/console`, for the management listener.
-pub fn router(service: Arc<Service>, secure_cookies: bool) -> Router {
+pub fn router(service: Arc<Service>, guard: Arc<SignInGuard>, secure_cookies: bool) -> Router {
     let console = Arc::new(Console {
         service,
         sessions: auth::Sessions::default(),
+        guard,
         secure_cookies,
     });
     let signed_in = Router::new()

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 
-const ADMIN_TOKEN: &str = "admin-secret";
+const ADMIN_TOKEN: &str = "admin-secret-for-tests";
 
 /// `courier serve --demo` on an ephemeral port, with the admin API on.
 fn start() -> (tempfile::TempDir, Courier) {

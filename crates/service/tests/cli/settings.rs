@@ -152,19 +152,18 @@ fn serve_keeps_reading_its_own_variables() {
     let data = tempfile::tempdir().expect("tempdir");
     let service = Courier::spawn(
         common::courier_serve(data.path())
-            .env("COURIER_SERVICE_TOKEN", "own-token")
+            .env("COURIER_SERVICE_TOKEN", "own-service-token-0001")
             .env("COURIER_CUSTOMER_ID", "own@courier.dev")
-            .env("COURIER_MANAGEMENT_KEY", "own-key")
+            .env("COURIER_MANAGEMENT_KEY", "own-management-key-01")
             .env("RUST_LOG", "warn"),
     );
-    let listed =
-        ran(courier(&service, &["dlq", "list", "-o", "json"])
-            .env("COURIER_SERVICE_TOKEN", "own-token"))
-        .ok();
+    let listed = ran(courier(&service, &["dlq", "list", "-o", "json"])
+        .env("COURIER_SERVICE_TOKEN", "own-service-token-0001"))
+    .ok();
     assert_eq!(listed.json(), json!({"messages": []}));
     ran(courier(&service, &["stats", "account"])
         .env("COURIER_CUSTOMER_ID", "own@courier.dev")
-        .env("COURIER_MANAGEMENT_KEY", "own-key"))
+        .env("COURIER_MANAGEMENT_KEY", "own-management-key-01"))
     .ok();
     let demo_token = run(&service, &["dlq", "list"]);
     assert_eq!(demo_token.code, 3, "{}", demo_token.stderr);

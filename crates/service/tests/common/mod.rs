@@ -39,8 +39,11 @@ pub fn serve_as(
     Courier::spawn(command.stderr(stderr))
 }
 
-/// `courier serve --listen 127.0.0.1:0 --data-dir DATA_DIR`, stdout piped for the banner.
+/// `courier serve --listen 127.0.0.1:0 --data-dir DATA_DIR`, stdout piped for the banner. An
+/// existing `data_dir` is made private first (`0700`): courier refuses one that other users can
+/// reach, and a temporary directory is not always created private.
 pub fn courier_serve(data_dir: &std::path::Path) -> Command {
+    make_private(data_dir);
     let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));
     command
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
@@ -52,6 +55,15 @@ pub fn courier_serve(data_dir: &std::path::Path) -> Command {
         }
     }
     command
+}
+
+/// Sets `dir` to mode `0700` when it exists.
+pub fn make_private(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    if dir.is_dir() {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .expect("chmod 700 the data directory");
+    }
 }
 
 /// A started `courier serve`, killed when dropped (so a failing test leaves no process behind).
@@ -120,5 +132,47 @@ impl Drop for Courier {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The variable that makes a missing privilege (root for a mount, `setpriv` to switch to
+/// another user) fail a test instead of skipping it; CI sets it.
+pub const REQUIRE_PRIVILEGES: &str = "COURIER_REQUIRE_PRIVILEGES";
+
+/// Called where a test cannot arrange what it needs because the machine does not allow it
+/// (`why`): fails the test when [`REQUIRE_PRIVILEGES`] is `1`, else says SKIPPED on stderr so
+/// the caller can return.
+pub fn missing_privilege(why: &str) {
+    if std::env::var(REQUIRE_PRIVILEGES).as_deref() == Ok("1") {
+        panic!("{REQUIRE_PRIVILEGES}=1, but this test cannot run here: {why}");
+    }
+    eprintln!("SKIPPED: {why}");
+}
+
+/// `program` as the unprivileged user `nobody` (uid and gid 65534, no groups), through setpriv.
+pub fn as_nobody(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = Command::new("setpriv");
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(program);
+    command
+}
+
+/// Whether this process can switch to `nobody`; reports the missing privilege
+/// ([`missing_privilege`]) and answers `false` when it cannot.
+pub fn can_switch_to_nobody() -> bool {
+    match as_nobody("true").output() {
+        Ok(output) if output.status.success() => true,
+        Ok(output) => {
+            missing_privilege(&format!(
+                "setpriv cannot switch to the user nobody (needs root): {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+            false
+        }
+        Err(error) => {
+            missing_privilege(&format!("cannot run setpriv to switch users: {error}"));
+            false
+        }
     }
 }

@@ -7,6 +7,7 @@ use super::{SqliteStore, StoreError, internal, lock};
 use crate::store::Store as _;
 use courier_models::DlqFilter;
 use rusqlite::{Connection, OpenFlags, Transaction, params_from_iter};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -73,11 +74,14 @@ impl SqliteStore {
     pub const RECLAIM_QUIET: Duration = Duration::from_millis(250);
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// The database, its journal files and the reserve are its owner's only (`0600`, in a
+    /// `0700` directory when it creates one): they hold every credential and payload.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
+            crate::datadir::create_private_dir(parent)
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
+        make_files_private(path)?;
         let mut writer = Connection::open(path)?;
         prepare(&mut writer)?;
         let store = SqliteStore {
@@ -103,6 +107,7 @@ impl SqliteStore {
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(crate::datadir::PRIVATE_FILE_MODE)
             .open(&self.reserve)
             .and_then(|file| fs4::FileExt::allocate(&file, RESERVE_BYTES));
         allocated.map_err(|e| {
@@ -334,4 +339,35 @@ impl SqliteStore {
             .map_err(StoreError::from)
         })
     }
+}
+
+/// Creates the database file `0600` when it is missing (SQLite gives the `-wal` and `-shm` files
+/// it creates the database's mode) and tightens the files of an older, more open store.
+fn make_files_private(path: &Path) -> Result<(), StoreError> {
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(crate::datadir::PRIVATE_FILE_MODE)
+        .open(path);
+    match created {
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => {
+            return Err(internal(format!(
+                "cannot create {}: {error}",
+                path.display()
+            )));
+        }
+    }
+    let mut files = vec![path.to_path_buf(), path.with_extension("reserve")];
+    for suffix in ["-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        files.push(name.into());
+    }
+    for file in files {
+        crate::datadir::make_private(&file)
+            .map_err(|e| internal(format!("cannot make {} private: {e}", file.display())))?;
+    }
+    Ok(())
 }

@@ -1,0 +1,190 @@
+//! Who gets past the credentials and how much: the sign-in guard, the account's rate limit
+//! (decisions 16 and 18), and the deadline for reading a request's body.
+
+use crate::api::Service;
+use crate::signin::{CredentialKind, SignInGuard};
+use crate::time::now_ms;
+use axum::http::StatusCode;
+use axum::response::Response;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Which interface's credentials a route takes.
+#[derive(Clone, Copy)]
+pub enum Interface {
+    Messaging,
+    Management,
+}
+
+/// What [`admit`] needs: the service, the sign-in guard shared by every listener, the interface.
+#[derive(Clone)]
+pub struct AdmitState {
+    pub service: Arc<Service>,
+    pub guard: Arc<SignInGuard>,
+    pub interface: Interface,
+}
+
+/// The sign-in guard, then the rate limit, after the credentials (decision 16). A client the
+/// sign-in guard has closed gets 429 before its credentials are compared, and wrong credentials
+/// count as a failed sign-in of the client's address ([`crate::signin`]). A request whose
+/// credentials are missing or wrong goes on to the generated handler, which answers 401, and
+/// spends nothing of the account's limit; only an authenticated request is counted, and refused
+/// with 429 before its parameters are read. The handler checks the credentials again; a
+/// comparison costs nanoseconds and keeps the generated router the only place that decides the
+/// 401.
+pub async fn admit(
+    axum::extract::State(state): axum::extract::State<AdmitState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    use courier_server::{ManagementApi, MessagingApi, auth, query::Query};
+    let AdmitState {
+        service,
+        guard,
+        interface,
+    } = state;
+    let client = crate::signin::client_address(request.extensions());
+    let query = Query::parse(request.uri().query().unwrap_or(""));
+    let closed = |guard: &SignInGuard| guard.wait(client).map(crate::signin::too_many_failures);
+    let authenticated = match interface {
+        Interface::Messaging => match auth::messaging_credentials(request.headers(), &query) {
+            Err(_) => false,
+            Ok(credentials) => {
+                if let Some(refusal) = closed(&guard) {
+                    return refusal;
+                }
+                let right = MessagingApi::authenticate(&*service, credentials)
+                    .await
+                    .is_ok();
+                if !right {
+                    guard.failed(client, CredentialKind::ServiceToken);
+                }
+                right
+            }
+        },
+        Interface::Management => match auth::management_credentials(request.headers(), &query) {
+            Err(_) => false,
+            Ok(credentials) => {
+                if let Some(refusal) = closed(&guard) {
+                    return refusal;
+                }
+                let right = ManagementApi::authenticate(&*service, credentials)
+                    .await
+                    .is_ok();
+                if !right {
+                    guard.failed(client, CredentialKind::ManagementKey);
+                }
+                right
+            }
+        },
+    };
+    if !authenticated {
+        return next.run(request).await;
+    }
+    let decision = service.rate_limit();
+    let mut response = match decision.refused {
+        None => {
+            let mut response = next.run(request).await;
+            response.extensions_mut().insert(crate::metering::Admitted);
+            response
+        }
+        Some(refusal) => too_many_requests(refusal),
+    };
+    rate_limit_headers(&mut response, &decision);
+    response
+}
+
+fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
+    let message = match refusal {
+        crate::ratelimit::Refusal::PerSecond => {
+            "too many requests: the account's max_requests_per_second is reached; retry after the time in Retry-After"
+        }
+        crate::ratelimit::Refusal::Daily => {
+            "too many requests: the account's max_requests_per_day_hard is reached for this UTC day; retry after the time in Retry-After"
+        }
+    };
+    courier_server::runtime::error(StatusCode::TOO_MANY_REQUESTS, message)
+}
+
+/// The rate-limit headers of an authenticated interface response (decision 18): the
+/// per-second window as `Burst-RateLimit-*` always; the daily limit as `RateLimit-*` on a
+/// success and on its own 429, but never on a per-second 429, whose `RateLimit-*` the official
+/// clients would read as the daily limit. `Retry-After` on every 429.
+fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
+    use crate::ratelimit::Refusal;
+    let now = now_ms();
+    let headers = response.headers_mut();
+    let mut set = |name: &'static str, value: u64| {
+        headers.insert(name, axum::http::HeaderValue::from(value));
+    };
+    let burst = &decision.per_second;
+    set("burst-ratelimit-limit", burst.limit);
+    set("burst-ratelimit-remaining", burst.remaining);
+    set("burst-ratelimit-reset", burst.reset_unix_seconds());
+    if decision.refused != Some(Refusal::PerSecond) {
+        let daily = &decision.daily;
+        set("ratelimit-limit", daily.limit);
+        set("ratelimit-remaining", daily.remaining);
+        set("ratelimit-reset", daily.reset_unix_seconds());
+    }
+    match decision.refused {
+        Some(Refusal::PerSecond) => set("retry-after", burst.retry_after_seconds(now)),
+        Some(Refusal::Daily) => set("retry-after", decision.daily.retry_after_seconds(now)),
+        None => {}
+    }
+}
+
+/// How long a client may take to send a request's body, once its headers are in. Without it a
+/// body trickled a byte at a time would hold the connection and its task for as long as the
+/// client likes; 30 s carry the largest body the service reads at about 4.5 Mbit/s.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Reads the whole request body within `deadline` (at most the router's body limit) before the
+/// handler runs: a body not in by then is answered 408 and the connection closed, one over the
+/// limit 413. Every handler reads its body whole anyway, so nothing streams that could not wait.
+pub async fn read_body_within(
+    axum::extract::State(deadline): axum::extract::State<Duration>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    use http_body_util::BodyExt as _;
+    const LIMIT: usize = courier_server::runtime::MAX_BODY_BYTES;
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(
+        deadline,
+        http_body_util::Limited::new(body, LIMIT).collect(),
+    );
+    match read.await {
+        Ok(Ok(collected)) => {
+            let body = axum::body::Body::from(collected.to_bytes());
+            next.run(axum::extract::Request::from_parts(parts, body))
+                .await
+        }
+        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
+            courier_server::runtime::error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("request body is larger than the {LIMIT}-byte limit"),
+            )
+        }
+        Ok(Err(error)) => courier_server::runtime::error(
+            StatusCode::BAD_REQUEST,
+            format!("the request body could not be read: {error}"),
+        ),
+        Err(_) => {
+            let mut response = courier_server::runtime::error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s of its headers",
+                    deadline.as_secs_f64()
+                ),
+            );
+            // The rest of the body may still be coming: the connection cannot carry another
+            // request, so hyper closes it after this answer.
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+            response
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The console's login against a hostile client, on the real `courier` binary: a `next` that
+//! would break the redirect or leave the console, a huge form, and guessing at full speed.
+
+mod common;
+
+use common::Courier;
+use courier_service::signin::FAILURE_ALLOWANCE;
+use reqwest::StatusCode;
+use std::process::Stdio;
+
+const TOKEN: &str = "console-hostile-service-token";
+const CUSTOMER: &str = "hostile@courier.dev";
+const KEY: &str = "console-hostile-management-key";
+const ADMIN: &str = "console-hostile-admin-token";
+
+fn serve(data: &std::path::Path, stderr: Stdio) -> Courier {
+    common::serve_as(data, [TOKEN, CUSTOMER, KEY, ADMIN], "info", stderr)
+}
+
+/// A client that shows redirects instead of following them.
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+#[tokio::test]
+async fn a_next_with_control_characters_or_dot_segments_falls_back_to_the_dlq_page() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = serve(data.path(), Stdio::null());
+    let http = client();
+    // Raw form bodies, so each spelling reaches the service exactly as written.
+    for next in [
+        "%2Fconsole%2F%0a",
+        "%2Fconsole%2F%00",
+        "%2Fconsole%2F%7f",
+        "%2Fconsole%2F%0d%0aSet-Cookie%3A%20x%3Dy",
+        "%2Fconsole%2F%0d",
+        "%2Fconsole%2F..%2F..%2Fadmin%2Fv1%2Faccount",
+        "%2Fconsole%2F.%2Fdlq",
+        "%2Fconsole%2F%252e%252e%2Fadmin",
+        "%2Fconsole%2F.%252E%2Fadmin",
+        "%2Fconsole%2Fdlq%2F..",
+    ] {
+        let response = http
+            .post(format!("{}/console/login", running.management))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(format!("username={CUSTOMER}&password={KEY}&next={next}"))
+            .send()
+            .await
+            .expect("login");
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "next={next}");
+        assert_eq!(
+            response.headers()["location"].to_str().expect("ascii"),
+            "/console/dlq",
+            "next={next}"
+        );
+    }
+    let kept = http
+        .post(format!("{}/console/login", running.management))
+        .form(&[
+            ("username", CUSTOMER),
+            ("password", KEY),
+            ("next", "/console/stats?period=1h"),
+        ])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(kept.headers()["location"], "/console/stats?period=1h");
+}
+
+#[tokio::test]
+async fn a_login_form_beyond_the_form_limit_is_refused_and_not_echoed() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = serve(data.path(), Stdio::null());
+    let huge_name = "n".repeat(5_000_000);
+    let response = client()
+        .post(format!("{}/console/login", running.management))
+        .form(&[
+            ("username", huge_name.as_str()),
+            ("password", "wrong-password"),
+        ])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let page = response.text().await.expect("page");
+    assert!(
+        page.len() < 100_000,
+        "the name is not echoed: {} bytes",
+        page.len()
+    );
+}
+
+#[tokio::test]
+async fn failed_sign_ins_past_the_allowance_are_answered_429_for_every_credential_and_logged() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let running = serve(data.path(), Stdio::from(log.reopen().expect("log")));
+    let http = client();
+    let base = &running.management;
+    let wrong_login = || {
+        http.post(format!("{base}/console/login")).form(&[
+            ("username", CUSTOMER),
+            ("password", "wrong-guess-of-the-key"),
+        ])
+    };
+    // The allowance costs nothing; the failure after it is still compared, and closes.
+    for n in 0..=FAILURE_ALLOWANCE {
+        let response = wrong_login().send().await.expect("login");
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "failure {n}");
+    }
+    let started = std::time::Instant::now();
+    let refused = wrong_login().send().await.expect("login");
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    // From now on nothing is compared: not even the right key gets in.
+    let right = http
+        .post(format!("{base}/console/login"))
+        .form(&[("username", CUSTOMER), ("password", KEY)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(
+        right.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "the right key waits too"
+    );
+    let retry_after: u64 = right.headers()["retry-after"]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("seconds");
+    assert!((1..=2).contains(&retry_after), "{retry_after}");
+    for (what, request) in [
+        (
+            "service token",
+            http.get(format!("{base}/v2/workflows/dlq"))
+                .bearer_auth("wrong-token-guess-0001"),
+        ),
+        (
+            "management key",
+            http.get(format!("{base}/v2/svc/stats"))
+                .basic_auth(CUSTOMER, Some("wrong-key")),
+        ),
+        (
+            "admin token",
+            http.patch(format!("{base}/admin/v1/account"))
+                .bearer_auth("wrong-admin-guess-01"),
+        ),
+    ] {
+        let response = request.send().await.expect(what);
+        assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS, "{what}");
+        assert!(response.headers().contains_key("retry-after"), "{what}");
+        let body: serde_json::Value = response.json().await.expect("JSON");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("failed sign-ins"),
+            "{what}: {body}"
+        );
+    }
+    // A request without credentials is no sign-in: still the plain 401.
+    let anonymous = http
+        .get(format!("{base}/v2/workflows/dlq"))
+        .send()
+        .await
+        .expect("anonymous");
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    // The backoff passes: after Retry-After the right key works again.
+    let wait = std::time::Duration::from_secs(retry_after);
+    tokio::time::sleep(wait.saturating_sub(started.elapsed())).await;
+    let mut signed_in = false;
+    for _ in 0..20 {
+        let response = http
+            .get(format!("{base}/v2/svc/stats"))
+            .basic_auth(CUSTOMER, Some(KEY))
+            .send()
+            .await
+            .expect("stats");
+        if response.status() == StatusCode::OK {
+            signed_in = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(signed_in, "the right key works once the backoff has passed");
+    drop(running);
+    let log = std::fs::read_to_string(log.path()).expect("log");
+    let failures: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("sign-in failed"))
+        .collect();
+    assert!(
+        failures.len() as u32 >= FAILURE_ALLOWANCE,
+        "{} logged",
+        failures.len()
+    );
+    assert!(
+        failures
+            .iter()
+            .all(|line| line.contains("127.0.0.1") && line.contains("INFO")),
+        "{:?}",
+        failures.first()
+    );
+    assert!(failures.iter().any(|line| line.contains("console login")));
+    assert!(
+        !log.contains("wrong-guess-of-the-key"),
+        "no secret in the log"
+    );
+}
