@@ -158,7 +158,8 @@ enum Auth {
 enum Expect {
     /// 401, the error body, a challenge for the interface's scheme.
     Unauthorized,
-    /// 400 naming this query parameter (decisions 4 and 15).
+    /// 400 naming this query parameter (`docs/decisions.md#d4-query-parameter-token` and
+    /// `docs/decisions.md#d15-unknown-query-parameters`).
     UnknownParameter(&'static str),
     /// The operation's documented 2xx.
     Success,
@@ -383,10 +384,10 @@ async fn limit_requests_per_second(service: &TestService, per_second: u64) {
         .await;
 }
 
-/// Decision 16, one table over every operation of the spec: credentials first (401), then the
-/// rate limit (429), then the parameters (400), then the resource (404). Each row breaks every
-/// later check too, so the status names the first check that fails: a request with no
-/// credentials, an unknown parameter and a missing resource is 401; the same with credentials
+/// `docs/decisions.md#d16-order-of-checks`, one table over every operation of the spec: credentials
+/// first (401), then the rate limit (429), then the parameters (400), then the resource (404). Each
+/// row breaks every later check too, so the status names the first check that fails: a request with
+/// no credentials, an unknown parameter and a missing resource is 401; the same with credentials
 /// but no rate limit left is 429; and so on.
 #[tokio::test]
 async fn every_operation_checks_credentials_then_rate_limit_then_parameters_then_the_resource() {

@@ -33,7 +33,7 @@ impl Paging {
     }
 }
 
-/// A missing and an empty cursor both mean "no more" (decision 5).
+/// A missing and an empty cursor both mean "no more" (`docs/decisions.md#d5-cursor-at-the-end`).
 fn next_cursor(cursor: Option<String>) -> Option<String> {
     cursor.filter(|c| !c.is_empty())
 }

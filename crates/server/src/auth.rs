@@ -10,7 +10,7 @@ use axum::http::header::AUTHORIZATION;
 use base64::Engine as _;
 
 /// Messaging credentials: a service token from the bearer header or the `service_token` query
-/// key. When both are given, the header wins (decision 4).
+/// key. When both are given, the header wins (`docs/decisions.md#d4-query-parameter-token`).
 #[derive(Clone, PartialEq, Eq)]
 pub enum MessagingCredentials {
     Bearer(String),
@@ -46,7 +46,8 @@ impl std::fmt::Debug for MessagingCredentials {
     }
 }
 
-/// Management credentials from HTTP Basic: `customer_id` and management key (decision 10).
+/// Management credentials from HTTP Basic: `customer_id` and management key
+/// (`docs/decisions.md#d10-management-credentials`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct ManagementCredentials {
     pub username: String,

@@ -50,7 +50,7 @@ impl Service {
     }
 
     /// Counts one interface request against the account's `max_requests_per_second` and
-    /// `max_requests_per_day_hard` (decision 18).
+    /// `max_requests_per_day_hard` (`docs/decisions.md#d18-rate-limit-headers`).
     pub fn rate_limit(&self) -> crate::ratelimit::Decision {
         let account = self.account();
         let limit = |value: i64| u64::try_from(value).unwrap_or(0);
@@ -130,9 +130,9 @@ impl Service {
     }
 
     /// A bulk change (delete entries, cancel runs) among those still within retention: by `ids`
-    /// when there are any (decision 6: every filter and the cursor are then ignored), else
-    /// `matching` on one batch: up to `limit` matches of `filter` after `after`. How many
-    /// changed, and where the rest starts when more may match.
+    /// when there are any (`docs/decisions.md#d6-bulk-delete-count`: every filter and the cursor
+    /// are then ignored), else `matching` on one batch: up to `limit` matches of `filter` after
+    /// `after`. How many changed, and where the rest starts when more may match.
     async fn bulk(
         &self,
         ids: Vec<String>,
@@ -158,7 +158,8 @@ impl Service {
             .map(|changed| (changed, None))
     }
 
-    /// Counts cancelled runs in the statistics (decision 7): `canceled` and `run_canceled`.
+    /// Counts cancelled runs in the statistics (`docs/decisions.md#d7-metric-identifiers`):
+    /// `canceled` and `run_canceled`.
     fn count_cancelled(&self, runs: u64) {
         if runs > 0 {
             let now = now_ms();
@@ -168,7 +169,7 @@ impl Service {
     }
 
     /// Entries created before this are past the account's retention and count as gone
-    /// (decision 13).
+    /// (`docs/decisions.md#d13-retention-and-dlq-size`).
     pub fn retention_floor(&self) -> i64 {
         now_ms().saturating_sub(self.account().max_dlq_retention_time_milis)
     }
@@ -218,7 +219,8 @@ macro_rules! write_failure {
 }
 
 /// The cursor a page request resumes after, decoded, or else the operation's 400: every
-/// parameter is validated before anything is read or changed (decision 16).
+/// parameter is validated before anything is read or changed
+/// (`docs/decisions.md#d16-order-of-checks`).
 macro_rules! after_cursor {
     ($response:ident, $cursor:expr) => {
         match $cursor.as_deref().map(cursor::decode).transpose() {
@@ -297,10 +299,12 @@ impl MessagingApi for Service {
         request: DeleteWorkflowDlqBulkRequest,
     ) -> DeleteWorkflowDlqBulkResponse {
         let (filter, limit) = (request.filter, request.count as usize);
-        // The cursor is validated even though decision 6 ignores it when ids are given.
+        // The cursor is validated even though `docs/decisions.md#d6-bulk-delete-count` ignores it
+        // when ids are given.
         let after = after_cursor!(DeleteWorkflowDlqBulkResponse, request.cursor);
         // The parser guarantees that a `dlqIds` key, however spelled, carries at least one
-        // non-empty id (decision 12), so an empty list here means the key was absent.
+        // non-empty id (`docs/decisions.md#d12-multi-value-encoding`), so an empty list here means
+        // the key was absent.
         let batch = (filter, after, limit);
         let bulk = self.bulk(
             request.dlq_ids,
@@ -351,7 +355,8 @@ impl MessagingApi for Service {
         _: (),
         request: CancelWorkflowRunRequest,
     ) -> CancelWorkflowRunResponse {
-        // `cancel=false` is how the official client ends a finished run (decision 19).
+        // `cancel=false` is how the official client ends a finished run
+        // (`docs/decisions.md#d19-official-client-compatibility`).
         let finished = request.cancel == Some(false);
         let cancelled = self.change_one(&request.workflow_run_id, Store::cancel_run);
         match cancelled.await {

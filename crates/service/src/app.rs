@@ -129,10 +129,10 @@ enum Interface {
     Management,
 }
 
-/// The rate limit, after the credentials (decision 16): a request whose credentials are
-/// missing or wrong goes on to the generated handler, which answers 401, and spends nothing of
-/// the account's limit; only an authenticated request is counted, and refused with 429 before
-/// its parameters are read. The handler checks the credentials again; a comparison costs
+/// The rate limit, after the credentials (`docs/decisions.md#d16-order-of-checks`): a request whose
+/// credentials are missing or wrong goes on to the generated handler, which answers 401, and spends
+/// nothing of the account's limit; only an authenticated request is counted, and refused with 429
+/// before its parameters are read. The handler checks the credentials again; a comparison costs
 /// nanoseconds and keeps the generated router the only place that decides the 401.
 async fn admit(
     axum::extract::State((service, interface)): axum::extract::State<(Arc<Service>, Interface)>,
@@ -179,10 +179,11 @@ fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
     courier_server::runtime::error(StatusCode::TOO_MANY_REQUESTS, message)
 }
 
-/// The rate-limit headers of an authenticated interface response (decision 18): the
-/// per-second window as `Burst-RateLimit-*` always; the daily limit as `RateLimit-*` on a
-/// success and on its own 429, but never on a per-second 429, whose `RateLimit-*` the official
-/// clients would read as the daily limit. `Retry-After` on every 429.
+/// The rate-limit headers of an authenticated interface response
+/// (`docs/decisions.md#d18-rate-limit-headers`): the per-second window as `Burst-RateLimit-*`
+/// always; the daily limit as `RateLimit-*` on a success and on its own 429, but never on a
+/// per-second 429, whose `RateLimit-*` the official clients would read as the daily limit.
+/// `Retry-After` on every 429.
 fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
     use crate::ratelimit::Refusal;
     let now = now_ms();
