@@ -18,6 +18,7 @@
 /// One value or several, as the values of one multi-value query parameter. (No impl for
 /// `Vec<&str>`: it would make the common `vec!["a".into()]` ambiguous; arrays of `&str` work.)
 pub trait IntoValues<T> {
+    /// The values, in order.
     fn into_values(self) -> Vec<T>;
 }
 

@@ -10,6 +10,7 @@ use std::fmt;
 pub struct InvalidBase64 {
     /// The JSON name of the field, e.g. `bodyBase64`.
     pub field: &'static str,
+    /// What the base64 decoder said was wrong.
     pub reason: String,
 }
 

@@ -13,7 +13,9 @@ use base64::Engine as _;
 /// key. When both are given, the header wins (`docs/decisions.md#d4-query-parameter-token`).
 #[derive(Clone, PartialEq, Eq)]
 pub enum MessagingCredentials {
+    /// From `Authorization: Bearer <token>`.
     Bearer(String),
+    /// From the `service_token` query key.
     QueryToken(String),
 }
 
@@ -50,7 +52,9 @@ impl std::fmt::Debug for MessagingCredentials {
 /// (`docs/decisions.md#d10-management-credentials`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct ManagementCredentials {
+    /// The Basic auth username: the account's `customer_id`.
     pub username: String,
+    /// The Basic auth password: a management key.
     pub password: String,
 }
 

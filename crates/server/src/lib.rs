@@ -29,6 +29,8 @@
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 /// The README's program, run as a doctest so the example on crates.io cannot rot.
 #[cfg(doctest)]

@@ -2,6 +2,10 @@
 //! every minute so that growth can be told apart: SQLite's own allocations, and the heap in use
 //! and held free by malloc.
 
+// The one module of the service that calls C: glibc's malloc tuning and statistics, SQLite's
+// memory counter. Each call says why it is sound.
+#![allow(unsafe_code)]
+
 /// Caps glibc's malloc at two arenas; call before any thread starts. glibc gives threads that
 /// allocate at the same time arenas of their own, up to eight per core; under a soak the heap
 /// spreads over many arenas that keep growing while the data stays the same size

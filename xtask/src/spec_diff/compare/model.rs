@@ -355,9 +355,9 @@ pub(super) fn children(schema: &Schema) -> Vec<(String, Node<'_>)> {
 }
 
 /// Names of the component schemas a schema refers to, directly or through inline schemas.
-pub(super) fn refs_in(node: Node) -> BTreeSet<String> {
+pub(super) fn refs_in(node: Node<'_>) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
-    fn walk(node: Node, names: &mut BTreeSet<String>) {
+    fn walk(node: Node<'_>, names: &mut BTreeSet<String>) {
         match node {
             Node::Ref(reference) => {
                 if let Some(name) = courier_spec::ref_name::<Schema>(reference) {
@@ -428,7 +428,7 @@ pub(super) fn object_parts(schema: &Schema) -> Option<(&Properties, &[String])> 
 /// The Rust type the generators make of a schema, as a comparable string: two schemas with the
 /// same signature generate the same type. Constraints are left out except where they pick the
 /// type (typify makes an integer with `minimum: 1` a `NonZero` integer).
-pub(super) fn signature(node: Node) -> String {
+pub(super) fn signature(node: Node<'_>) -> String {
     let schema = match node {
         Node::Ref(reference) => {
             let name = courier_spec::ref_name::<Schema>(reference).unwrap_or(reference);
@@ -543,7 +543,7 @@ fn is_array(schema: &Schema) -> bool {
 
 /// Whether a field or parameter that is not required is an `Option` in Rust: arrays become an
 /// empty `Vec` and values with a default become the default, so only the others are wrapped.
-pub(super) fn optional_is_option(node: Node) -> bool {
+pub(super) fn optional_is_option(node: Node<'_>) -> bool {
     match node {
         Node::Ref(_) => true,
         Node::Inline(schema) => schema.schema_data.default.is_none() && !is_array(schema),
@@ -551,7 +551,7 @@ pub(super) fn optional_is_option(node: Node) -> bool {
 }
 
 /// The Rust type of a field or parameter, `Option` included.
-pub(super) fn field_type(node: Node, required: bool) -> String {
+pub(super) fn field_type(node: Node<'_>, required: bool) -> String {
     let inner = signature(node);
     if !required && optional_is_option(node) {
         format!("Option<{inner}>")
@@ -599,7 +599,7 @@ fn size(bound: Option<usize>) -> Option<f64> {
 /// The constraints of a schema (none for a `$ref`: the component's are compared there). Every
 /// field of every kind is named: those bound to `_` make the Rust type (see [`signature`]) or
 /// hold inner schemas (see [`children`]).
-pub(super) fn constraints(node: Node) -> Constraints {
+pub(super) fn constraints(node: Node<'_>) -> Constraints {
     let Some(schema) = node.inline() else {
         return Constraints::default();
     };
@@ -721,7 +721,10 @@ pub(super) fn constraints(node: Node) -> Constraints {
 
 /// Each constraint that differs, with its direction: smaller upper bounds and larger lower
 /// bounds tighten; a new `pattern` or `multipleOf` tightens, a dropped one loosens.
-pub(super) fn constraint_changes(old: Node, new: Node) -> Vec<(&'static str, Direction, String)> {
+pub(super) fn constraint_changes(
+    old: Node<'_>,
+    new: Node<'_>,
+) -> Vec<(&'static str, Direction, String)> {
     let (old, new) = (constraints(old), constraints(new));
     let value_of = |list: &[(&'static str, Option<f64>)], key: &str| {
         list.iter().find(|(k, _)| *k == key).and_then(|(_, v)| *v)

@@ -592,7 +592,7 @@ fn compare_security_scheme(
 
 /// A schema and the inline schemas inside it: the type rules compare its kind, properties,
 /// enum values and constraints (see [`signature`] and [`constraints`]); the rest is here.
-fn compare_schema_rest(at: &str, before: Node, after: Node, changes: &mut Changes) {
+fn compare_schema_rest(at: &str, before: Node<'_>, after: Node<'_>, changes: &mut Changes) {
     let (Some(old), Some(new)) = (before.inline(), after.inline()) else {
         return;
     };

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn compare_schemas(old: &SpecView, new: &SpecView, changes: &mut Changes) {
+pub(super) fn compare_schemas(old: &SpecView<'_>, new: &SpecView<'_>, changes: &mut Changes) {
     let old_schemas = old.schemas();
     let new_schemas = new.schemas();
     for (name, before) in &old_schemas {
@@ -31,8 +31,8 @@ pub(super) fn compare_schemas(old: &SpecView, new: &SpecView, changes: &mut Chan
 pub(super) fn compare_schema(
     name: &str,
     at: &str,
-    before: Node,
-    after: Node,
+    before: Node<'_>,
+    after: Node<'_>,
     usage: Usage,
     changes: &mut Changes,
 ) {
@@ -87,8 +87,8 @@ pub(super) fn compare_schema(
 pub(super) fn compare_constraints(
     label: &str,
     at: &str,
-    before: Node,
-    after: Node,
+    before: Node<'_>,
+    after: Node<'_>,
     classes: impl Fn(Direction) -> (Class, Class) + Copy,
     changes: &mut Changes,
 ) {
@@ -151,7 +151,7 @@ impl Fields<'_> {
     }
 }
 
-pub(super) fn compare_properties(fields: &Fields, changes: &mut Changes) {
+pub(super) fn compare_properties(fields: &Fields<'_>, changes: &mut Changes) {
     let (name, usage) = (fields.name, fields.usage);
     let removed: Vec<&String> = fields
         .old
@@ -216,7 +216,7 @@ pub(super) fn compare_properties(fields: &Fields, changes: &mut Changes) {
 }
 
 /// The properties both versions have: type, presence and constraints.
-fn compare_common(fields: &Fields, changes: &mut Changes) {
+fn compare_common(fields: &Fields<'_>, changes: &mut Changes) {
     let (name, usage) = (fields.name, fields.usage);
     for (prop, before) in fields.old {
         let Some(after) = fields.new.get(prop) else {
