@@ -7,35 +7,15 @@ use crate::SPEC_PATH;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub const USAGE: &str = "usage: cargo xtask spec-diff [--base REV] [--format text|json|changelog]\n\
-    \x20      cargo xtask version-check [--base REV]\n\n\
-    spec-diff      classify every change of spec/openapi.yaml since REV for each crate's users\n\
-    version-check  fail when a crate classified breaking or additive since REV kept its version\n\
-    REV defaults to the merge base with main; on main, the last tag, else HEAD~1";
-
-struct Options {
-    base: Option<String>,
-    format: String,
-}
-
-fn options(args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        base: None,
-        format: "text".into(),
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().cloned().ok_or(format!("{arg} needs a value"));
-        match arg.as_str() {
-            "--base" => options.base = Some(value()?),
-            "--format" => options.format = value()?,
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    if !["text", "json", "changelog"].contains(&options.format.as_str()) {
-        return Err(format!("unknown format {}", options.format));
-    }
-    Ok(options)
+/// How `spec-diff` prints its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per change, grouped by class.
+    Text,
+    /// The report as JSON.
+    Json,
+    /// CHANGELOG entries for each crate.
+    Changelog,
 }
 
 /// The base asked for or the default; `Ok(None)` on a first commit.
@@ -67,24 +47,10 @@ fn check_rev(root: &Path, base: &Base) -> Result<(), DiffError> {
         .ok_or_else(|| DiffError(format!("{} is not a revision of this repository", base.rev)))
 }
 
-/// The options and the base revision of a command line (`None` on a first commit), or the exit
-/// code of a command line that does not parse (after the usage is printed).
-fn start(args: &[String]) -> Result<(Options, Option<Base>), ExitCode> {
-    let mut options = options(args).map_err(|e| {
-        eprintln!("error: {e}\n{USAGE}");
-        ExitCode::from(2)
-    })?;
-    let base = base(crate::workspace_root(), options.base.take());
-    Ok((options, base))
-}
-
-pub fn spec_diff(args: &[String]) -> ExitCode {
-    let (options, base) = match start(args) {
-        Ok(started) => started,
-        Err(code) => return code,
-    };
+/// `cargo xtask spec-diff`: the report of the spec since `base` (or the default base).
+pub fn spec_diff(base: Option<String>, format: Format) -> ExitCode {
     let root = crate::workspace_root();
-    let Some(base) = base else {
+    let Some(base) = self::base(root, base) else {
         eprintln!("spec-diff: no base revision (first commit); nothing to compare");
         return ExitCode::SUCCESS;
     };
@@ -97,24 +63,21 @@ pub fn spec_diff(args: &[String]) -> ExitCode {
         }
     };
     eprintln!("spec-diff: {SPEC_PATH} against {} ({})", base.rev, base.why);
-    match options.format.as_str() {
-        "json" => println!(
+    match format {
+        Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(&report::to_json(&report)).expect("JSON values print")
         ),
-        "changelog" => print!("{}", versions::changelog(&report)),
-        _ => print!("{}", report::to_text(&report)),
+        Format::Changelog => print!("{}", versions::changelog(&report)),
+        Format::Text => print!("{}", report::to_text(&report)),
     }
     ExitCode::SUCCESS
 }
 
-pub fn version_check(args: &[String]) -> ExitCode {
-    let base = match start(args) {
-        Ok((_, base)) => base,
-        Err(code) => return code,
-    };
+/// `cargo xtask version-check`: every crate's version follows the spec since `base`.
+pub fn version_check(base: Option<String>) -> ExitCode {
     let root = crate::workspace_root();
-    let Some(base) = base else {
+    let Some(base) = self::base(root, base) else {
         println!("version-check: first commit, no base to compare with");
         return ExitCode::SUCCESS;
     };

@@ -1,6 +1,13 @@
 //! The rules for operations, by `operationId`: parameters by (`in`, `name`), responses by status.
 
-use super::*;
+use super::model::{JSON, Node, Operation, Parameter, SpecView};
+use super::rust_type::{field_type, signature};
+use super::schemas::compare_constraints;
+use super::{Changes, Direction, Usage, pointer};
+use crate::lint::escape;
+use crate::spec_diff::Class::{Additive, Breaking, None as Nothing};
+use crate::spec_diff::{DiffError, Impact};
+use std::collections::BTreeMap;
 
 pub(super) fn compare_operations(
     old: &SpecView<'_>,

@@ -1,6 +1,13 @@
 //! The rules for types (`components/schemas`): property by property, where each type is used.
 
-use super::*;
+use super::constraints::constraint_changes;
+use super::model::{Node, Properties, SpecView, children};
+use super::rust_type::{enum_values, field_type, object_parts, signature};
+use super::{Changes, Direction, Usage, directional, pointer};
+use crate::lint::escape;
+use crate::spec_diff::Class::{Additive, Breaking, None as Nothing};
+use crate::spec_diff::{Class, Impact};
+use std::collections::BTreeSet;
 
 pub(super) fn compare_schemas(old: &SpecView<'_>, new: &SpecView<'_>, changes: &mut Changes) {
     let old_schemas = old.schemas();
