@@ -33,12 +33,16 @@ enum Task {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
-    /// Fail when a crate classified breaking or additive since REV kept its version.
+    /// Fail when a crate classified breaking or additive since its last release kept its
+    /// version. A release is the tag `<crate>-v<version>`; without tags, the commit that set
+    /// the crate's version.
     VersionCheck {
-        /// The revision to compare with; by default as for spec-diff.
+        /// Compare every crate with this revision instead of its last release.
         #[arg(long, value_name = "REV")]
         base: Option<String>,
     },
+    /// Tag each crate's current version (`<crate>-v<version>`) on the commit that set it.
+    ReleaseTags,
     /// List the spec's operations for scripts: `METHOD /path operationId`, one a line.
     Operations,
 }
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Task::Codegen { check } => codegen(check),
         Task::SpecDiff { base, format } => xtask::spec_diff::cli::spec_diff(base, format),
         Task::VersionCheck { base } => xtask::spec_diff::cli::version_check(base),
+        Task::ReleaseTags => xtask::spec_diff::cli::release_tags(),
         Task::Operations => print_operations(),
     }
 }

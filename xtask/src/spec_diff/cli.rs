@@ -1,6 +1,8 @@
-//! The command lines: `cargo xtask spec-diff [--base REV] [--format text|json|changelog]` and
-//! `cargo xtask version-check [--base REV]` (CI: the versions follow the spec).
+//! The command lines: `cargo xtask spec-diff [--base REV] [--format text|json|changelog]`,
+//! `cargo xtask version-check [--base REV]` (CI: the versions follow the spec) and
+//! `cargo xtask release-tags`.
 
+use super::CRATES;
 use super::versions::{self, Base, CRATE_DIRS};
 use super::{DiffError, Report, report};
 use crate::SPEC_PATH;
@@ -74,44 +76,83 @@ pub fn spec_diff(base: Option<String>, format: Format) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `cargo xtask version-check`: every crate's version follows the spec since `base`.
+/// `cargo xtask version-check`: every crate's version follows the spec since its last release
+/// (see [`versions`]), or since `base` for all of them when one is given.
 pub fn version_check(base: Option<String>) -> ExitCode {
     let root = crate::workspace_root();
-    let Some(base) = self::base(root, base) else {
-        println!("version-check: first commit, no base to compare with");
-        return ExitCode::SUCCESS;
-    };
-    let run = || -> Result<(Report, Vec<versions::VersionProblem>), DiffError> {
-        check_rev(root, &base)?;
-        let report = report_since(root, &base)?;
-        let read = |dir: &str, file: &str| {
-            std::fs::read_to_string(root.join(dir).join(file)).unwrap_or_default()
+    let mut failed = false;
+    for (index, (krate, dir)) in CRATES.iter().zip(CRATE_DIRS).enumerate() {
+        let crate_base = match &base {
+            Some(rev) => Some(Base {
+                rev: rev.clone(),
+                why: "--base".into(),
+            }),
+            None => versions::last_release(root, krate, dir),
         };
-        let manifests = CRATE_DIRS.map(|dir| {
-            let now = read(dir, "Cargo.toml");
-            // A crate that did not exist at the base starts from its own version.
-            let then = versions::file_at(root, &base.rev, &format!("{dir}/Cargo.toml"))
-                .unwrap_or_else(|| now.clone());
-            (then, now, read(dir, "CHANGELOG.md"))
-        });
-        let problems = versions::check(&report, &manifests)?;
-        Ok((report, problems))
+        let Some(crate_base) = crate_base else {
+            println!("version-check: {krate} has no release and no commit yet; nothing to compare");
+            continue;
+        };
+        match check_one(root, index, &crate_base) {
+            Ok((report, problem)) => {
+                println!(
+                    "version-check: {krate} against {} ({})",
+                    crate_base.rev, crate_base.why
+                );
+                print!("{}", report::to_text(&report));
+                if let Some(problem) = problem {
+                    eprintln!("error: {}", problem.message);
+                    failed = true;
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {krate}: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return ExitCode::FAILURE;
+    }
+    println!("version-check: every crate's version follows the spec");
+    ExitCode::SUCCESS
+}
+
+/// The report of the spec since `base` and the problem of crate `index`'s version, if any.
+fn check_one(
+    root: &Path,
+    index: usize,
+    base: &Base,
+) -> Result<(Report, Option<versions::VersionProblem>), DiffError> {
+    check_rev(root, base)?;
+    let report = report_since(root, base)?;
+    let dir = CRATE_DIRS[index];
+    let read = |file: &str| std::fs::read_to_string(root.join(dir).join(file)).unwrap_or_default();
+    let manifest_now = read("Cargo.toml");
+    // A crate that did not exist at the base starts from its own version.
+    let manifest_then = versions::file_at(root, &base.rev, &format!("{dir}/Cargo.toml"))
+        .unwrap_or_else(|| manifest_now.clone());
+    let files = versions::CrateFiles {
+        manifest_then,
+        manifest_now,
+        changelog: read("CHANGELOG.md"),
     };
-    match run() {
-        Ok((report, problems)) => {
-            println!(
-                "version-check: {SPEC_PATH} against {} ({})",
-                base.rev, base.why
-            );
-            print!("{}", report::to_text(&report));
-            if problems.is_empty() {
-                println!("version-check: every crate's version follows the spec");
-                return ExitCode::SUCCESS;
+    let problem = versions::check_crate(&report, index, &files)?;
+    Ok((report, problem))
+}
+
+/// `cargo xtask release-tags`: tags each crate's current version where it was set.
+pub fn release_tags() -> ExitCode {
+    match versions::create_release_tags(crate::workspace_root()) {
+        Ok(created) if created.is_empty() => {
+            println!("release-tags: every crate's current version is tagged");
+            ExitCode::SUCCESS
+        }
+        Ok(created) => {
+            for tag in created {
+                println!("tagged {tag}");
             }
-            for problem in &problems {
-                eprintln!("error: {}", problem.message);
-            }
-            ExitCode::FAILURE
+            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("error: {e}");
