@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Benchmarks of courier (issue 7): throughput and latency against a Prism mock of our own spec and
-# against nginx serving the very bytes courier answered (the physical limit, issue 16), list
-# latency at 10k/100k/1M entries, bulk delete against reading the same entries, restart, and the
-# build cost of the crates. The report opens with the table of issue 16's targets.
+# Benchmarks of courier: throughput and latency against a Prism mock of our own spec and
+# against nginx serving the very bytes courier answered (the physical limit), list latency at
+# 10k/100k/1M entries, bulk delete against reading the same entries, restart, and the build cost
+# of the crates. The report opens with the table of the performance targets.
 # Usage: bench/run.sh            full run (~10 min), writes BENCHMARKS.md
 #        bench/run.sh --smoke    seconds-long run for CI: debug build, tiny store, 1 s loads, no
 #                                thresholds, no Prism, no build cost; writes target/bench-smoke.md
@@ -480,7 +480,7 @@ if [ "$smoke" -eq 0 ] && [ "${BENCH_SKIP_BUILD_COST:-0}" != 1 ]; then
   report "and compares, writing nothing): **$(printf '%.2f' "$codegen_s") s** median."
 fi
 
-# Findings (profiles, fixes with before/after) and the soak of issue 8 are kept in their own
+# Findings (profiles, fixes with before/after) and the soak are kept in their own
 # files, written by hand and by bench/soak.sh, and copied in so BENCHMARKS.md has every figure.
 if [ "$smoke" -eq 0 ]; then
   for extra in bench/findings.md bench/results/soak.md; do
@@ -488,7 +488,7 @@ if [ "$smoke" -eq 0 ]; then
     [ -f "$extra" ] && { echo; sed 's/^#/##/' "$extra"; } >>"$work/report.md"
   done
 fi
-# The targets of issue 16, from the figures above (all of this run except the soak's, which
+# The performance targets, from the figures above (all of this run except the soak's, which
 # bench/soak.sh measures for 10 minutes on its own and writes to bench/results/soak.md).
 # Three decimals: a target is judged on what is shown, and 0.798 must not pass as 0.80.
 target_ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }

@@ -69,7 +69,7 @@ for minute in $(seq 1 "$minutes"); do
   echo "| $minute | $requests | $rate | $non2xx | $socket | $p50 | $p99 | $(rss) | $(rss_parts) | $(heap_parts) |" | tee -a "$data/table"
   # The first segment warms SQLite's page cache and the allocator; flatness is judged after it.
   [ "$minute" -eq 1 ] && rss_warm=$(rss)
-  # Issue 16 judges growth from the end of minute 2 on.
+  # Growth is judged from the end of minute 2 on: the first two minutes fill caches.
   [ "$minute" -eq 2 ] && { rss_minute2=$(rss); anon_minute2=$(anon); }
 done
 rss_end=$(rss)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the hosted service's official clients, unchanged and pinned (@upstash/workflow 1.3.3,
 # @upstash/qstash 2.12.0, the `qstash` Python package 3.4.0), against a fresh
-# `courier serve --demo` (decision 19): every call that touches the interface's operations or
-# their aliases. Installs the clients itself. Exits non-zero on any failure.
+# `courier serve --demo` (`docs/decisions.md#d19-official-client-compatibility`): every call that
+# touches the interface's operations or their aliases. Installs the clients itself. Exits non-zero
+# on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 here=$PWD/scripts/official-clients

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the README's client program exactly as written there (its Cargo.toml lines and its
 # main.rs, in a fresh crate) and runs it over HTTPS against `courier serve --demo --tls-cert
-# --tls-key`, trusting a throwaway CA through SSL_CERT_FILE only: the newcomer's path of issue 20.
+# --tls-key`, trusting a throwaway CA through SSL_CERT_FILE only: the path a newcomer takes.
 # Twice: with the default TLS (rustls), and with `default-features = false, features =
 # ["native-tls"]` (OpenSSL), the alternative the README offers, so both really reach HTTPS.
 set -euo pipefail

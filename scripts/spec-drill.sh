@@ -1,20 +1,51 @@
 #!/usr/bin/env bash
-# The drill of README "Changing the spec": on a copy of this tree, add one multi-value filter to
-# the spec's shared `DlqFilter` group, regenerate, and check that the only compile errors are in
-# the store's filter mapping (crates/service/src/store/). Everything else (models struct, client
-# builders, server parsing, query-key tables, tests, fuzz targets) must follow by itself.
-# Exits non-zero when the compiler is silent (a filter could be ignored, widening a bulk delete)
-# or names any other place.
+# The drills of README "Changing the spec", each on a fresh copy of this tree: change the spec,
+# regenerate, and check that the compiler names exactly the places a human must decide.
+#
+# 1. A multi-value filter added to the spec's shared `DlqFilter` group: the only compile errors
+#    are in the store's filter mapping (crates/service/src/store/). Everything else (models
+#    struct, client builders, server parsing, query-key tables, tests, fuzz targets) follows.
+# 2. A plain parameter added to one operation (an optional `dryRun` on the bulk delete): the only
+#    compile errors are in the service's handlers (crates/service/src/api.rs), which destructure
+#    every generated request without `..`, so the new parameter cannot be silently ignored.
+#
+# Exits non-zero when the compiler is silent (a parameter could be ignored, widening a bulk
+# delete) or names any other place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# One copy, at one path, for every drill: cargo keys path packages by their path and judges
+# freshness by mtime, so a second copy elsewhere would reuse the first one's build (its xtask
+# included, paths compiled in), and files restored with their old mtimes would pass for fresh.
+# Hence the same path each time, and extraction with new mtimes (`tar -m`).
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
-# The working tree as it is (committed or not), without build output.
-git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$copy"
-cd "$copy"
-python3 - <<'PY'
-import re
+
+# drill NAME EXPECTED_PREFIX PYTHON_EDIT: copies the tree, applies the edit to the spec,
+# regenerates, and checks that every compile error is under EXPECTED_PREFIX (and that there is one).
+drill() {
+  local name=$1 expected=$2 edit=$3
+  find "$copy" -mindepth 1 -delete
+  # The working tree as it is (committed or not), without build output.
+  git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xmf - -C "$copy"
+  (
+    cd "$copy"
+    python3 -c "$edit"
+    # A target directory of its own: cargo hashes path packages relative to the workspace root,
+    # so in the main one the copy's xtask would pass for the tree's own (compiled-in paths and all).
+    export CARGO_TARGET_DIR=$root/target/spec-drill
+    cargo xtask codegen
+    errors=$(cargo check --workspace --all-targets --message-format short 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: error' || true)
+    echo "compile errors after $name:"
+    echo "${errors:-  (none)}"
+    [ -n "$errors" ] || { echo "the compiler named no place: the change would be silently ignored" >&2; exit 1; }
+    outside=$(echo "$errors" | grep -v "^$expected" || true)
+    [ -z "$outside" ] || { echo "errors outside $expected (these should have followed the spec):" >&2; echo "$outside" >&2; exit 1; }
+    echo "ok: only $expected needs a human"
+  )
+}
+
+drill "adding a filter to the spec's DlqFilter group" "crates/service/src/store/" '
 path = "spec/openapi.yaml"
 spec = open(path).read()
 parameter = """    TraceIdFilter:
@@ -28,23 +59,29 @@ parameter = """    TraceIdFilter:
       schema:
         type: array
         items:
-          $ref: '#/components/schemas/NonEmptyString'
+          $ref: "#/components/schemas/NonEmptyString"
 """
 spec = spec.replace("  parameters:\n    Cursor:\n", "  parameters:\n" + parameter + "    Cursor:\n", 1)
 # Every operation that takes the group takes it whole (list, bulk delete, and their aliases).
-reference = "        - $ref: '#/components/parameters/FlowControlKeyFilter'\n"
+reference = "        - $ref: \x27#/components/parameters/FlowControlKeyFilter\x27\n"
 assert spec.count(reference) >= 2, "list and bulk delete both take the DlqFilter group"
-spec = spec.replace(reference, reference + "        - $ref: '#/components/parameters/TraceIdFilter'\n")
+spec = spec.replace(reference, reference + "        - $ref: \x27#/components/parameters/TraceIdFilter\x27\n")
 open(path, "w").write(spec)
-PY
-# A target directory of its own: cargo hashes path packages relative to the workspace root, so
-# in the main one the copy's xtask would pass for the tree's own (compiled-in paths and all).
-export CARGO_TARGET_DIR=$root/target/spec-drill
-cargo xtask codegen
-errors=$(cargo check --workspace --all-targets --message-format short 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: error' || true)
-echo "compile errors after adding a filter to the spec's DlqFilter group:"
-echo "${errors:-  (none)}"
-[ -n "$errors" ] || { echo "the compiler named no place: a new filter would be silently ignored" >&2; exit 1; }
-outside=$(echo "$errors" | grep -v '^crates/service/src/store/' || true)
-[ -z "$outside" ] || { echo "errors outside the store's filter mapping (these should have followed the spec):" >&2; echo "$outside" >&2; exit 1; }
-echo "ok: only the store's filter mapping needs a human"
+'
+
+drill "adding an optional dryRun to the bulk delete" "crates/service/src/api.rs" '
+path = "spec/openapi.yaml"
+spec = open(path).read()
+start = spec.index("operationId: deleteWorkflowDlqBulk")
+anchor = "      parameters:\n"
+at = spec.index(anchor, start) + len(anchor)
+parameter = """        - name: dryRun
+          in: query
+          required: false
+          description: Count what would be deleted without deleting. Added by the spec drill.
+          schema:
+            type: boolean
+"""
+spec = spec[:at] + parameter + spec[at:]
+open(path, "w").write(spec)
+'

@@ -1,9 +1,9 @@
-//! What the official clients send beyond the interface (decision 19), over raw HTTP as they send
-//! it: the list at `GET /v2/dlq?source=workflow`, delete one at `DELETE /v2/workflows/dlq/{id}`,
-//! bulk cancel at `DELETE /v2/workflows/runs`, the spellings `callerIP` and
-//! `failureCallbackState`, the compatible additions to listed entries, `cancel=false`, and a clear
-//! 501 for what needs a delivery engine. `scripts/official-clients.sh` runs the clients
-//! themselves.
+//! What the official clients send beyond the interface
+//! (`docs/decisions.md#d19-official-client-compatibility`), over raw HTTP as they send it: the list
+//! at `GET /v2/dlq?source=workflow`, delete one at `DELETE /v2/workflows/dlq/{id}`, bulk cancel at
+//! `DELETE /v2/workflows/runs`, the spellings `callerIP` and `failureCallbackState`, the compatible
+//! additions to listed entries, `cancel=false`, and a clear 501 for what needs a delivery engine.
+//! `scripts/official-clients.sh` runs the clients themselves.
 
 mod common;
 use courier_service::time::now_ms;

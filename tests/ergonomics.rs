@@ -1,4 +1,4 @@
-//! The newcomer's annoyances of issue 20, each shown gone against the real service: filters that
+//! A newcomer's annoyances with the crates, each shown gone against the real service: filters that
 //! take one value or many and a `DlqFilter` handed to the request, clear messages for invalid
 //! `count` and `period`, a DLQ stream that owns its client and needs no pinning, and header
 //! types that do not clash with `http`'s.
@@ -207,9 +207,9 @@ async fn the_dlq_stream_is_static_and_already_pinned() {
     assert_eq!(handle.await.unwrap(), 2);
 }
 
-/// Annoyance 6 of issue 20: the models' header map was called `HeaderMap`, so a file importing
-/// both the models and `http`'s headers by glob could not name either. This compiles only
-/// because the models' type is `Headers`; its lookups ignore case as HTTP's do.
+/// The models' header map must not be called `HeaderMap`: a file importing both the models and
+/// `http`'s headers by glob could not name either. This compiles only because the models'
+/// type is `Headers`; its lookups ignore case as HTTP's do.
 #[test]
 fn the_models_headers_and_http_headers_import_side_by_side() {
     use courier_client::models::*;

@@ -1,5 +1,6 @@
-//! No request destroys what it did not name, and retention holds on every path (decisions 12,
-//! 13 and 16), against the real service over HTTP.
+//! No request destroys what it did not name, and retention holds on every path, against the real
+//! service over HTTP (`docs/decisions.md#d12-multi-value-encoding`,
+//! `docs/decisions.md#d13-retention-and-dlq-size`, `docs/decisions.md#d16-order-of-checks`).
 //!
 //! The property test spells `dlqIds` every way a script or a hostile client might (empty values,
 //! stray and encoded commas, whitespace, repeated and encoded keys) and checks that the entries a
@@ -264,8 +265,8 @@ async fn a_malformed_cursor_is_refused_even_beside_dlq_ids_and_nothing_is_delete
     assert_eq!(http.listed().await, BTreeSet::from(["keep-me".to_owned()]));
 }
 
-/// Decision 13: with the retention set below an entry's age, the entry is gone on every path
-/// before any purge has run.
+/// `docs/decisions.md#d13-retention-and-dlq-size`: with the retention set below an entry's age, the
+/// entry is gone on every path before any purge has run.
 #[tokio::test]
 async fn an_entry_past_retention_is_gone_on_every_path_before_any_purge() {
     let service = TestService::start().await;

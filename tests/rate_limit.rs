@@ -1,6 +1,6 @@
-//! The account's two limits (decision 18): `max_requests_per_second` answers 429 with
-//! `Burst-RateLimit-*`, `max_requests_per_day_hard` with `RateLimit-*`, both with `Retry-After`;
-//! and a client whose retries honour them.
+//! The account's two limits (`docs/decisions.md#d18-rate-limit-headers`): `max_requests_per_second`
+//! answers 429 with `Burst-RateLimit-*`, `max_requests_per_day_hard` with `RateLimit-*`, both with
+//! `Retry-After`; and a client whose retries honour them.
 
 use courier_client::{RetryPolicy, messaging};
 use courier_service::testing::{TestService, fails};
@@ -54,8 +54,9 @@ fn unix_now() -> u64 {
         .as_secs()
 }
 
-/// Decision 18: the per-second limit answers 429 with `Burst-RateLimit-*` and `Retry-After` and
-/// no `RateLimit-*` (which the official clients read as the daily limit); successes carry both.
+/// `docs/decisions.md#d18-rate-limit-headers`: the per-second limit answers 429 with
+/// `Burst-RateLimit-*` and `Retry-After` and no `RateLimit-*` (which the official clients read as
+/// the daily limit); successes carry both.
 #[tokio::test]
 async fn the_per_second_limit_is_signalled_with_burst_headers_only() {
     let service = TestService::start().await;
@@ -113,8 +114,9 @@ async fn the_per_second_limit_is_signalled_with_burst_headers_only() {
     );
 }
 
-/// Decision 18: the hard daily limit is enforced per UTC day and answers 429 with `RateLimit-*`
-/// (reset at the next UTC midnight) and `Retry-After`; the Rust client does not retry it.
+/// `docs/decisions.md#d18-rate-limit-headers`: the hard daily limit is enforced per UTC day and
+/// answers 429 with `RateLimit-*` (reset at the next UTC midnight) and `Retry-After`; the Rust
+/// client does not retry it.
 #[tokio::test]
 async fn the_daily_limit_is_enforced_and_signalled_with_rate_limit_headers() {
     let service = TestService::start().await;

@@ -1,6 +1,7 @@
-//! Every statistic comes from something recorded (decisions 7 and 17): index statistics from the
-//! usage recorded through `POST /admin/v1/search/{id}/usage`, run metrics counted once per run,
-//! and the default period's 60 points one minute apart, all over real HTTP.
+//! Every statistic comes from something recorded (`docs/decisions.md#d7-metric-identifiers` and
+//! `docs/decisions.md#d17-index-statistics`): index statistics from the usage recorded through
+//! `POST /admin/v1/search/{id}/usage`, run metrics counted once per run, and the default period's
+//! 60 points one minute apart, all over real HTTP.
 
 mod common;
 use courier_service::time::now_ms;

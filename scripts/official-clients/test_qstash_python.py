@@ -2,7 +2,7 @@
 
 Run by scripts/official-clients.sh with COURIER_BASE_URL, COURIER_ADMIN_URL and
 COURIER_ADMIN_TOKEN set. The Python client reaches two of the interface's operations (URL group
-get, DLQ delete one) and reports the two 429 classes of decision 18.
+get, DLQ delete one) and reports the two 429 classes of `docs/decisions.md#d18-rate-limit-headers`.
 """
 
 import json

@@ -8,6 +8,8 @@ pub(crate) struct Outcome {
     pub(crate) status: u16,
     pub(crate) challenge: Option<String>,
     pub(crate) content_type: Option<String>,
+    /// `Burst-RateLimit-Reset`: Unix seconds of the end of the per-second window counted in.
+    pub(crate) burst_reset: Option<String>,
     pub(crate) body: String,
 }
 
@@ -152,12 +154,16 @@ impl World {
         };
         let challenge = header(reqwest::header::WWW_AUTHENTICATE);
         let content_type = header(reqwest::header::CONTENT_TYPE);
+        let burst_reset = header(reqwest::header::HeaderName::from_static(
+            "burst-ratelimit-reset",
+        ));
         let status = response.status().as_u16();
         let body = response.text().await.unwrap_or_default();
         Outcome {
             status,
             challenge,
             content_type,
+            burst_reset,
             body,
         }
     }

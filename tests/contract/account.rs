@@ -1,4 +1,5 @@
-//! The account: limits, rotation, restarts, URL groups and indexes, statistics, admin input, unknown paths.
+//! The account: limits, rotation, restarts, URL groups and indexes, statistics, admin input,
+//! unknown paths.
 
 use super::*;
 
@@ -184,7 +185,8 @@ async fn url_groups_and_search_indexes() {
     assert_eq!(unknown, 404);
 }
 
-/// Parses `YYYY-MM-DD HH:MM:SS.mmm +0000 UTC` into Unix milliseconds (decision 8).
+/// Parses `YYYY-MM-DD HH:MM:SS.mmm +0000 UTC` into Unix milliseconds
+/// (`docs/decisions.md#d8-data-point-time`).
 fn parse_x(x: &str) -> i64 {
     let rest = x
         .strip_suffix(" +0000 UTC")

@@ -360,7 +360,7 @@ impl<'a> Linter<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{LintError, Spec, lint};
     use serde_json::{Value, json};
 
     /// Lints a document written as JSON (JSON is YAML), through the one reader.

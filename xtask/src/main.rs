@@ -2,35 +2,63 @@
 //! `cargo xtask spec-diff` and `version-check`: see `xtask::spec_diff`; `cargo xtask operations`
 //! lists the spec's operations for scripts (`METHOD /path operationId`, one a line).
 
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+use xtask::spec_diff::cli::Format;
 use xtask::{REGENERATE, SPEC_PATH, generate, stale_files, workspace_root, write_files};
 
-const USAGE: &str = "usage: cargo xtask codegen [--check]\n\n\
-    codegen          regenerate every generated file from spec/openapi.yaml\n\
-    codegen --check  write nothing; fail naming each generated file that is stale\n\
-    operations       list the spec's operations: `METHOD /path operationId`, one a line";
+/// courier's code generator and spec tools.
+#[derive(Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Regenerate every generated file from spec/openapi.yaml.
+    Codegen {
+        /// Write nothing; fail naming each generated file that is stale.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Classify every change of spec/openapi.yaml since REV for each crate's users.
+    SpecDiff {
+        /// The revision to compare with; by default the merge base with main, on main the
+        /// last tag, else HEAD~1.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// How the report is printed.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Fail when a crate classified breaking or additive since its last release kept its
+    /// version. A release is the tag `<crate>-v<version>`; without tags, the commit that set
+    /// the crate's version.
+    VersionCheck {
+        /// Compare every crate with this revision instead of its last release.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+    },
+    /// Tag each crate's current version (`<crate>-v<version>`) on the commit that set it.
+    ReleaseTags,
+    /// List the spec's operations for scripts: `METHOD /path operationId`, one a line.
+    Operations,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("spec-diff") => return xtask::spec_diff::cli::spec_diff(&args[1..]),
-        Some("version-check") => return xtask::spec_diff::cli::version_check(&args[1..]),
-        Some("operations") if args.len() == 1 => return print_operations(),
-        _ => {}
+    match Cli::parse().command {
+        Task::Codegen { check } => codegen(check),
+        Task::SpecDiff { base, format } => xtask::spec_diff::cli::spec_diff(base, format),
+        Task::VersionCheck { base } => xtask::spec_diff::cli::version_check(base),
+        Task::ReleaseTags => xtask::spec_diff::cli::release_tags(),
+        Task::Operations => print_operations(),
     }
-    let check = match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["codegen"] => false,
-        ["codegen", "--check"] => true,
-        _ => {
-            eprintln!("{USAGE}\n\n{}", xtask::spec_diff::cli::USAGE);
-            return ExitCode::from(2);
-        }
-    };
+}
+
+/// `cargo xtask codegen [--check]`.
+fn codegen(check: bool) -> ExitCode {
     let root = workspace_root();
     let spec_text = match std::fs::read_to_string(root.join(SPEC_PATH)) {
         Ok(text) => text,

@@ -1,11 +1,12 @@
-//! `cargo xtask version-check` in a real git history: the default base on a clean clone of
-//! `main` (HEAD~1, none on the first commit) and a breaking spec edit that must bump versions.
+//! `cargo xtask version-check` in a real git history: the default base of spec-diff on a clean
+//! clone of `main` (HEAD~1, none on the first commit), and each crate's last release: its
+//! newest `<crate>-v<version>` tag, else the commit that set its version.
 
 mod support;
 
 use std::path::Path;
 use std::process::Command;
-use xtask::spec_diff::versions::default_base;
+use xtask::spec_diff::versions::{create_release_tags, default_base, last_release};
 
 /// Runs git in `dir` and returns its stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -56,4 +57,85 @@ fn the_default_base_is_none_on_the_first_commit_then_the_previous_commit() {
 
 fn base_of_main(dir: &Path) -> String {
     git(dir, &["rev-parse", "main"]).trim().to_owned()
+}
+
+/// Writes the three published crates' manifests at `versions` (models, client, server).
+fn write_manifests(dir: &Path, versions: [&str; 3]) {
+    for (name, version) in ["models", "client", "server"].into_iter().zip(versions) {
+        let crate_dir = dir.join("crates").join(name);
+        std::fs::create_dir_all(&crate_dir).unwrap();
+        std::fs::write(
+            crate_dir.join("Cargo.toml"),
+            format!("[package]\nname = \"courier-{name}\"\nversion = \"{version}\"\n"),
+        )
+        .unwrap();
+    }
+}
+
+fn rev(dir: &Path, rev: &str) -> String {
+    git(dir, &["rev-parse", rev]).trim().to_owned()
+}
+
+#[test]
+fn each_crate_is_checked_against_its_last_release_tag_else_the_commit_that_set_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    write_manifests(dir, ["0.1.0", "0.1.0", "0.1.0"]);
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-qm", "first release"]);
+    let first = rev(dir, "HEAD");
+    // Two later commits that leave the versions alone: without tags the base stays at the
+    // commit that set the version, not HEAD~1, so a spec change two commits back is checked.
+    for n in 0..2 {
+        std::fs::write(dir.join("spec.yaml"), format!("change {n}")).unwrap();
+        git(dir, &["add", "."]);
+        git(dir, &["commit", "-qm", "a change"]);
+    }
+    let untagged = last_release(dir, "courier-models", "crates/models").unwrap();
+    assert_eq!(untagged.rev, first);
+    assert!(untagged.why.contains("no release tag"), "{}", untagged.why);
+
+    // release-tags tags each current version where it was set.
+    let created = create_release_tags(dir).unwrap();
+    assert_eq!(
+        created,
+        [
+            "courier-models-v0.1.0",
+            "courier-client-v0.1.0",
+            "courier-server-v0.1.0"
+        ]
+    );
+    assert_eq!(rev(dir, "courier-client-v0.1.0^{commit}"), first);
+    let tagged = last_release(dir, "courier-client", "crates/client").unwrap();
+    assert_eq!(tagged.rev, "courier-client-v0.1.0");
+    assert!(
+        create_release_tags(dir).unwrap().is_empty(),
+        "nothing left to tag"
+    );
+
+    // A bump of one crate: until it is tagged, its last release is still the old tag.
+    write_manifests(dir, ["0.2.0", "0.1.0", "0.1.0"]);
+    git(dir, &["commit", "-qam", "models 0.2.0"]);
+    let bump = rev(dir, "HEAD");
+    assert_eq!(
+        last_release(dir, "courier-models", "crates/models")
+            .unwrap()
+            .rev,
+        "courier-models-v0.1.0"
+    );
+    assert_eq!(create_release_tags(dir).unwrap(), ["courier-models-v0.2.0"]);
+    assert_eq!(rev(dir, "courier-models-v0.2.0^{commit}"), bump);
+    // The newest tag wins, by version, not by name.
+    assert_eq!(
+        last_release(dir, "courier-models", "crates/models")
+            .unwrap()
+            .rev,
+        "courier-models-v0.2.0"
+    );
+
+    // A version not committed yet is not tagged.
+    write_manifests(dir, ["0.2.0", "0.2.0", "0.1.0"]);
+    let refused = create_release_tags(dir).unwrap_err().to_string();
+    assert!(refused.contains("not committed yet"), "{refused}");
 }

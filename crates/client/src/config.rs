@@ -39,12 +39,15 @@ use std::time::Duration;
 /// Regions of the messaging service.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Region {
+    /// `us-east-1`.
     UsEast1,
+    /// `eu-central-1`, the default.
     #[default]
     EuCentral1,
 }
 
 impl Region {
+    /// The region's name as it appears in addresses, e.g. `eu-central-1`.
     pub fn as_str(self) -> &'static str {
         match self {
             Region::UsEast1 => "us-east-1",
@@ -80,9 +83,11 @@ pub struct ConfigError(pub String);
 /// Connection settings shared by both clients.
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
+    /// How long establishing a connection may take.
     pub connect_timeout: Duration,
     /// Whole-request timeout, per attempt.
     pub timeout: Duration,
+    /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
     /// PEM bundles of extra CA certificates to trust, besides the platform's roots.
     pub root_certificates_pem: Vec<Vec<u8>>,
@@ -288,6 +293,7 @@ impl MessagingClientBuilder {
         }
     }
 
+    /// The messaging client, or what is missing or wrong in the settings.
     pub fn build(self) -> Result<messaging::Client, ConfigError> {
         let url = self.resolved_url()?;
         let auth = self
@@ -312,6 +318,7 @@ pub struct ManagementClientBuilder {
 }
 
 impl ManagementClientBuilder {
+    /// The management interface's address (else `COURIER_MANAGEMENT_URL` or `COURIER_BASE_URL`).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
         self.base_url = Some(url.into());
         self
@@ -353,6 +360,7 @@ impl ManagementClientBuilder {
         )
     }
 
+    /// The management client, or what is missing or wrong in the settings.
     pub fn build(self) -> Result<management::Client, ConfigError> {
         let url = self.resolved_url()?;
         let customer_id = require(self.customer_id, "the customer id (COURIER_CUSTOMER_ID)")?;
@@ -375,6 +383,10 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(
+        unsafe_code,
+        reason = "changing the environment is unsafe in edition 2024"
+    )]
     fn explicit_settings_win_over_the_environment_in_any_order() {
         // Only this test touches these variables; the values are unique to it.
         // SAFETY: no other test of this binary reads or writes COURIER_* variables.

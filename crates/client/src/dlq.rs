@@ -11,11 +11,14 @@ use futures::stream::BoxStream;
 /// with a message giving the range) and a cursor to resume after.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Paging {
+    /// Entries per request; the operation's default when `None`.
     pub count: Option<u64>,
+    /// Where to resume: the cursor a previous page or batch returned.
     pub cursor: Option<String>,
 }
 
 impl Paging {
+    /// From the start, with the operation's default page size.
     pub fn new() -> Paging {
         Paging::default()
     }
@@ -33,7 +36,7 @@ impl Paging {
     }
 }
 
-/// A missing and an empty cursor both mean "no more" (decision 5).
+/// A missing and an empty cursor both mean "no more" (`docs/decisions.md#d5-cursor-at-the-end`).
 fn next_cursor(cursor: Option<String>) -> Option<String> {
     cursor.filter(|c| !c.is_empty())
 }

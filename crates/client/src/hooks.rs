@@ -32,7 +32,9 @@ impl std::fmt::Debug for MessagingAuth {
 /// State every messaging request needs: its credentials and retry policy.
 #[derive(Clone, Debug)]
 pub struct MessagingInner {
+    /// The bearer or query token every request carries.
     pub auth: MessagingAuth,
+    /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
 }
 
@@ -40,8 +42,11 @@ pub struct MessagingInner {
 /// retry policy.
 #[derive(Clone)]
 pub struct ManagementInner {
+    /// The Basic auth username.
     pub customer_id: String,
+    /// The Basic auth password.
     pub management_key: String,
+    /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
 }
 

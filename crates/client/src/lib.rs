@@ -50,6 +50,7 @@
 //! [`add_root_certificate_pem`](MessagingClientBuilder::add_root_certificate_pem).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 /// The README's program, compiled as a doctest (`no_run`: it needs a running service; CI runs
 /// the same program, held identical to the repository README's, against the real service; `xtask/tests/crate_readmes.rs` holds the two identical).

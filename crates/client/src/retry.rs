@@ -87,9 +87,9 @@ fn number(headers: &reqwest::header::HeaderMap, name: &str) -> Option<u64> {
     headers.get(name)?.to_str().ok()?.trim().parse().ok()
 }
 
-/// How long a 429 asks to wait (decision 18): `Retry-After`, else the end of the exhausted
-/// window, the daily one (`RateLimit-*`, present only when the daily limit refused) before the
-/// per-second one (`Burst-RateLimit-*`), whose `*-Reset` are Unix seconds.
+/// How long a 429 asks to wait (`docs/decisions.md#d18-rate-limit-headers`): `Retry-After`, else
+/// the end of the exhausted window, the daily one (`RateLimit-*`, present only when the daily limit
+/// refused) before the per-second one (`Burst-RateLimit-*`), whose `*-Reset` are Unix seconds.
 pub fn asked_wait(
     headers: &reqwest::header::HeaderMap,
     now: std::time::SystemTime,

@@ -1,6 +1,7 @@
 //! JSON helpers for instances and payloads, driven by a model's JSON Schema: which properties
 //! an instance leaves unset, which keys of a payload the model does not know, where two
-//! documents first differ, and the decision 8 time format of data points.
+//! documents first differ, and the time format of data points
+//! (`docs/decisions.md#d8-data-point-time`).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -254,8 +255,9 @@ pub fn data_point_times(value: &Value) -> Vec<(String, String)> {
     out
 }
 
-/// Whether `s` is a data point time of decision 8: `YYYY-MM-DD HH:MM:SS.f +0000 UTC` with 3 to
-/// 9 fractional digits (milliseconds, or the hosted service's nanoseconds).
+/// Whether `s` is a data point time of `docs/decisions.md#d8-data-point-time`: `YYYY-MM-DD
+/// HH:MM:SS.f +0000 UTC` with 3 to 9 fractional digits (milliseconds, or the hosted service's
+/// nanoseconds).
 pub fn is_data_point_time(s: &str) -> bool {
     let Some(stamp) = s.strip_suffix(" +0000 UTC") else {
         return false;

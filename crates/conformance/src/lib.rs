@@ -18,7 +18,7 @@
 //!   generated into courier-models (`COMPONENT_SCHEMAS`), so it covers every component.
 //! - **Interface against spec** (`tests/interface.rs`, [`interface`], [`contract`]): the field
 //!   lists of part 2, the operations and parameters of part 4, the states of part 3 and the
-//!   error statuses of part 7 of `shared/interface.md` are parsed from the document (not copied)
+//!   error statuses of part 7 of the interface document are parsed from it (not copied)
 //!   and must all be in the spec with compatible types.
 //! - **Realistic payloads** (`tests/fixtures.rs`, `tests/fixtures/*.json`): payloads in the
 //!   hosted service's style read into the models without loss, unknown fields tolerated.

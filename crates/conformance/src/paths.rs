@@ -2,11 +2,10 @@
 //!
 //! The spec lives in this repository (`spec/openapi.yaml`), and so do the facts of the interface
 //! the tests hold it to (`interface-facts.json`, written from the interface document). The
-//! document itself is not part of the repository: CI clones it with `shared/` beside it, so
-//! `shared/interface.md` sits two levels above the workspace root (`COURIER_INTERFACE_MD`
-//! overrides that location). Where it is present, one test checks the committed facts against
-//! it; a user's clone without it skips that test with a printed reason, and CI, which sets
-//! `COURIER_REQUIRE_INTERFACE=1`, fails instead.
+//! document itself is not part of the repository, so the tests never guess where it is: its
+//! path comes from `COURIER_INTERFACE_MD`. Where that names a file, one test checks the
+//! committed facts against it; where it is unset, that test is skipped with a printed reason,
+//! and CI, which sets both it and `COURIER_REQUIRE_INTERFACE=1`, fails instead of skipping.
 
 use std::path::{Path, PathBuf};
 
@@ -70,45 +69,47 @@ pub fn snapshots_dir() -> PathBuf {
     manifest_dir().join("tests/snapshots")
 }
 
-/// Every place the interface document is looked for, in order.
-pub fn interface_candidates() -> Vec<PathBuf> {
-    let mut candidates = Vec::new();
-    if let Some(explicit) = std::env::var_os(INTERFACE_ENV) {
-        candidates.push(PathBuf::from(explicit));
-    }
-    // The layout the repository is cloned in: `<root>/main` (this workspace) beside `<root>/shared`.
-    candidates.push(manifest_dir().join("../../../shared/interface.md"));
-    // A checkout that carries `shared/` inside the workspace.
-    candidates.push(manifest_dir().join("../../shared/interface.md"));
-    candidates
-}
-
-/// The interface document, or a message that says where it was looked for.
+/// The interface document named by [`INTERFACE_ENV`], or a message that says why there is none.
 pub fn interface_path() -> Result<PathBuf, String> {
-    first_existing(&interface_candidates())
+    interface_path_from(std::env::var_os(INTERFACE_ENV).map(PathBuf::from))
 }
 
-/// The first of `candidates` that is a file, or a message that lists them all.
-pub fn first_existing(candidates: &[PathBuf]) -> Result<PathBuf, String> {
-    candidates
-        .iter()
-        .find(|path| path.is_file())
-        .cloned()
-        .ok_or_else(|| {
-            let tried: Vec<String> = candidates
-                .iter()
-                .map(|path| format!("  {}", path.display()))
-                .collect();
-            format!(
-                "the interface document shared/interface.md was not found; clone the repository \
-                 with shared/ beside it or set {INTERFACE_ENV}. Tried:\n{}",
-                tried.join("\n")
-            )
-        })
+/// The interface document at `explicit` when that is a file, or a message saying what is missing.
+pub fn interface_path_from(explicit: Option<PathBuf>) -> Result<PathBuf, String> {
+    match explicit {
+        None => Err(format!(
+            "{INTERFACE_ENV} is not set; set it to the path of the interface document"
+        )),
+        Some(path) if path.is_file() => Ok(path),
+        Some(path) => Err(format!(
+            "{INTERFACE_ENV} names {}, which is not a file",
+            path.display()
+        )),
+    }
 }
 
 /// Reads a file, panicking with a message that names it.
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path)
         .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::interface_path_from;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_interface_document_is_found_only_where_the_variable_names_a_file() {
+        let unset = interface_path_from(None).expect_err("nothing named, nothing found");
+        assert!(unset.contains("is not set"), "{unset}");
+
+        let dir = std::env::temp_dir();
+        let missing = dir.join("courier-no-such-interface-document.md");
+        let absent = interface_path_from(Some(missing)).expect_err("a missing file is not found");
+        assert!(absent.contains("not a file"), "{absent}");
+
+        let present: PathBuf = super::manifest_dir().join("README.md");
+        assert_eq!(interface_path_from(Some(present.clone())), Ok(present));
+    }
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// Reads a fixture into `T`; asserts that it carries at least one field the model does not know
 /// (so tolerance is exercised), that writing the value back keeps every known field, and that
-/// every data point time has the decision 8 form.
+/// every data point time has the form of `docs/decisions.md#d8-data-point-time`.
 fn load<T>(file: &str) -> T
 where
     T: schemars::JsonSchema + Serialize + DeserializeOwned,
@@ -38,7 +38,7 @@ where
     for (path, x) in data_point_times(&raw) {
         assert!(
             is_data_point_time(&x),
-            "{file}: {path} = {x:?} is not a decision 8 time"
+            "{file}: {path} = {x:?} is not a data point time (docs/decisions.md#d8-data-point-time)"
         );
     }
     value

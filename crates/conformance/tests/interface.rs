@@ -3,8 +3,8 @@
 //! Removing or retyping any of them in the spec fails with a message that names it.
 //!
 //! The facts come from the committed `interface-facts.json`, so these tests need nothing beside
-//! the repository. The first test checks that file against the interface document
-//! (`shared/interface.md`) where the document is present, so the two cannot drift.
+//! the repository. The first test checks that file against the interface document where
+//! `COURIER_INTERFACE_MD` names it, so the two cannot drift.
 
 use courier_conformance::contract::{SECTION_COMPONENTS, check_facts, check_interface};
 use courier_conformance::interface::{
@@ -47,7 +47,7 @@ fn assert_fails_saying(checked: Result<(), String>, expected: &str) {
 }
 
 /// The committed facts are exactly what the interface document says. Skipped, with the reason
-/// printed, where the document is not beside the repository (CI makes it mandatory).
+/// printed, where `COURIER_INTERFACE_MD` does not name it (CI makes it mandatory).
 #[test]
 fn the_committed_facts_are_what_the_interface_document_says() {
     let Some(md) = interface_document() else {

@@ -54,7 +54,7 @@ where
     for (path, x) in data_point_times(&json) {
         assert!(
             is_data_point_time(&x),
-            "{name}: {path} = {x:?} is not a decision 8 time"
+            "{name}: {path} = {x:?} is not a data point time (docs/decisions.md#d8-data-point-time)"
         );
     }
     insta::assert_json_snapshot!(format!("{name}_instance"), json);

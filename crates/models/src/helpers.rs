@@ -10,6 +10,7 @@ use std::fmt;
 pub struct InvalidBase64 {
     /// The JSON name of the field, e.g. `bodyBase64`.
     pub field: &'static str,
+    /// What the base64 decoder said was wrong.
     pub reason: String,
 }
 
@@ -66,9 +67,9 @@ body_accessors!(WorkflowDlqMessage);
 body_accessors!(FailedWorkflowRun);
 
 /// The list shape (2.1) of a failed run (2.2): every field the two share, the failure
-/// callback's state as `failureFunctionState`, and the compatible additions of decision 19
-/// (`messageId`, `notBefore`, `failureCallbackInfo`). What 2.1 does not carry
-/// (`failureCallbackHeader`) is left out.
+/// callback's state as `failureFunctionState`, and the compatible additions of
+/// `docs/decisions.md#d19-official-client-compatibility` (`messageId`, `notBefore`,
+/// `failureCallbackInfo`). What 2.1 does not carry (`failureCallbackHeader`) is left out.
 impl From<FailedWorkflowRun> for WorkflowDlqMessage {
     fn from(run: FailedWorkflowRun) -> WorkflowDlqMessage {
         WorkflowDlqMessage {

@@ -62,6 +62,8 @@
 // docs.rs builds with `--cfg docsrs` on nightly, where `doc_cfg` marks items (the
 // `JsonSchema` impls) with the feature they need; stable builds never see this.
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 /// The README's program, run as a doctest so the example on crates.io cannot rot.
 #[cfg(doctest)]

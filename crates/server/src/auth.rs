@@ -10,10 +10,12 @@ use axum::http::header::AUTHORIZATION;
 use base64::Engine as _;
 
 /// Messaging credentials: a service token from the bearer header or the `service_token` query
-/// key. When both are given, the header wins (decision 4).
+/// key. When both are given, the header wins (`docs/decisions.md#d4-query-parameter-token`).
 #[derive(Clone, PartialEq, Eq)]
 pub enum MessagingCredentials {
+    /// From `Authorization: Bearer <token>`.
     Bearer(String),
+    /// From the `service_token` query key.
     QueryToken(String),
 }
 
@@ -46,10 +48,13 @@ impl std::fmt::Debug for MessagingCredentials {
     }
 }
 
-/// Management credentials from HTTP Basic: `customer_id` and management key (decision 10).
+/// Management credentials from HTTP Basic: `customer_id` and management key
+/// (`docs/decisions.md#d10-management-credentials`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct ManagementCredentials {
+    /// The Basic auth username: the account's `customer_id`.
     pub username: String,
+    /// The Basic auth password: a management key.
     pub password: String,
 }
 

@@ -10,8 +10,9 @@
 //! - one router per interface, [`messaging_router`] and [`management_router`].
 //!
 //! The hand-written rest of this crate is what the generated code is built from: [`query`]
-//! (decision 12's multi-value forms, unknown keys refused), [`auth`] (credential extraction per
-//! security scheme) and [`runtime`] (JSON errors, 404/405/413, panics turned into 500s).
+//! (the multi-value forms of `docs/decisions.md#d12-multi-value-encoding`, unknown keys refused),
+//! [`auth`] (credential extraction per security scheme) and [`runtime`] (JSON errors, 404/405/413,
+//! panics turned into 500s).
 //!
 //! A request flows: credentials extracted ([`auth`]) → `authenticate` on the trait → parameters
 //! parsed ([`query`]) → the operation's method → its response enum → HTTP. An implementation
@@ -28,6 +29,8 @@
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 /// The README's program, run as a doctest so the example on crates.io cannot rot.
 #[cfg(doctest)]

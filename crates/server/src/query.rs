@@ -1,4 +1,5 @@
-//! Query-string parsing as the interface needs it (decision 12), with errors that name the key.
+//! Query-string parsing as the interface needs it (`docs/decisions.md#d12-multi-value-encoding`),
+//! with errors that name the key.
 //!
 //! Neither `serde_urlencoded` nor `serde_html_form` splits the comma form, and both decode before
 //! splitting, which would turn `%2C` into a separator. So the query is kept raw until a value is
@@ -61,7 +62,7 @@ impl Query {
     }
 
     /// 400 naming the first key that is not in `allowed`: a typo in a filter must never widen
-    /// a bulk delete to everything (decision 15).
+    /// a bulk delete to everything (`docs/decisions.md#d15-unknown-query-parameters`).
     pub fn reject_unknown(&self, allowed: &[&str]) -> Result<(), Rejection> {
         match self
             .pairs
@@ -155,9 +156,10 @@ impl Query {
 
     /// A multi-value parameter: repeated keys and the comma form, mixed freely; a literal comma
     /// separates values, `%2C` is a comma inside one. An empty value (`key=`) or an empty item of
-    /// the comma form (`a,,b`, `a,`) is a 400 naming the key (decision 12): were it skipped, an
-    /// empty `dlqIds` would read as "no ids" and turn a delete by ids into a delete by filter.
-    /// So a key that is present always yields at least one value.
+    /// the comma form (`a,,b`, `a,`) is a 400 naming the key
+    /// (`docs/decisions.md#d12-multi-value-encoding`): were it skipped, an empty `dlqIds` would
+    /// read as "no ids" and turn a delete by ids into a delete by filter. So a key that is present
+    /// always yields at least one value.
     pub fn strings(&self, name: &str) -> Result<Vec<String>, Rejection> {
         let mut values = Vec::new();
         for raw in self.raw_values(name) {

@@ -127,6 +127,7 @@ pub struct Rejection {
 }
 
 impl Rejection {
+    /// A 400 whose error body says `message`.
     pub fn bad_request(message: impl Into<String>) -> Rejection {
         Rejection {
             status: StatusCode::BAD_REQUEST,
@@ -134,10 +135,12 @@ impl Rejection {
         }
     }
 
+    /// What the error body says.
     pub fn message(&self) -> &str {
         &self.message
     }
 
+    /// The status the rejection answers with.
     pub fn status(&self) -> StatusCode {
         self.status
     }
@@ -180,6 +183,7 @@ impl Unauthorized {
         }
     }
 
+    /// What the error body says.
     pub fn message(&self) -> &str {
         &self.message
     }

@@ -38,7 +38,8 @@ pub fn service_token(customer_id: &str) -> String {
     format!("{header}.{payload}.{}", random_secret(32))
 }
 
-/// A fresh messaging token and password, for rotation (decision 10).
+/// A fresh messaging token and password, for rotation
+/// (`docs/decisions.md#d10-management-credentials`).
 pub fn rotated_credentials(customer_id: &str) -> (String, String) {
     (service_token(customer_id), random_secret(24))
 }

@@ -1,4 +1,5 @@
-//! The admin API under `/admin/v1`: how tests and demos fill the service. Not part of the interface.
+//! The admin API under `/admin/v1`: how tests and demos fill the service. Not part of the
+//! interface.
 //!
 //! Enabled only with an admin token (`--admin-token`), bearer-authenticated. Bad input gets the
 //! same `{"error": "..."}` 400s as the public interface, and every request is all-or-nothing:
@@ -345,9 +346,9 @@ async fn insert_dlq(request: Write) -> Response {
     };
     match request.parse_and_write(parse, insert).await {
         Ok((inserted, count)) => {
-            // A run in the DLQ is a failed delivery and a failed run (decision 7's metrics); a
-            // run seen for the first time also started, so `run_failed` never exceeds
-            // `run_started` for inserted data.
+            // A run in the DLQ is a failed delivery and a failed run (the metrics of
+            // `docs/decisions.md#d7-metric-identifiers`); a run seen for the first time also
+            // started, so `run_failed` never exceeds `run_started` for inserted data.
             let usage = request.state.service.usage();
             usage.add(stats::FAILED, now, count);
             usage.add(stats::RUN_FAILED, now, count);
@@ -420,7 +421,8 @@ async fn put_index(Path(id): Path<String>, request: Write) -> Response {
     }
 }
 
-/// One event of `POST /admin/v1/search/{id}/usage`, as sent (decision 17).
+/// One event of `POST /admin/v1/search/{id}/usage`, as sent
+/// (`docs/decisions.md#d17-index-statistics`).
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 enum UsageEventInput {

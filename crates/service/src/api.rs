@@ -50,7 +50,7 @@ impl Service {
     }
 
     /// Counts one interface request against the account's `max_requests_per_second` and
-    /// `max_requests_per_day_hard` (decision 18).
+    /// `max_requests_per_day_hard` (`docs/decisions.md#d18-rate-limit-headers`).
     pub fn rate_limit(&self) -> crate::ratelimit::Decision {
         let account = self.account();
         let limit = |value: i64| u64::try_from(value).unwrap_or(0);
@@ -130,9 +130,9 @@ impl Service {
     }
 
     /// A bulk change (delete entries, cancel runs) among those still within retention: by `ids`
-    /// when there are any (decision 6: every filter and the cursor are then ignored), else
-    /// `matching` on one batch: up to `limit` matches of `filter` after `after`. How many
-    /// changed, and where the rest starts when more may match.
+    /// when there are any (`docs/decisions.md#d6-bulk-delete-count`: every filter and the cursor
+    /// are then ignored), else `matching` on one batch: up to `limit` matches of `filter` after
+    /// `after`. How many changed, and where the rest starts when more may match.
     async fn bulk(
         &self,
         ids: Vec<String>,
@@ -158,7 +158,8 @@ impl Service {
             .map(|changed| (changed, None))
     }
 
-    /// Counts cancelled runs in the statistics (decision 7): `canceled` and `run_canceled`.
+    /// Counts cancelled runs in the statistics (`docs/decisions.md#d7-metric-identifiers`):
+    /// `canceled` and `run_canceled`.
     fn count_cancelled(&self, runs: u64) {
         if runs > 0 {
             let now = now_ms();
@@ -168,7 +169,7 @@ impl Service {
     }
 
     /// Entries created before this are past the account's retention and count as gone
-    /// (decision 13).
+    /// (`docs/decisions.md#d13-retention-and-dlq-size`).
     pub fn retention_floor(&self) -> i64 {
         now_ms().saturating_sub(self.account().max_dlq_retention_time_milis)
     }
@@ -218,7 +219,8 @@ macro_rules! write_failure {
 }
 
 /// The cursor a page request resumes after, decoded, or else the operation's 400: every
-/// parameter is validated before anything is read or changed (decision 16).
+/// parameter is validated before anything is read or changed
+/// (`docs/decisions.md#d16-order-of-checks`).
 macro_rules! after_cursor {
     ($response:ident, $cursor:expr) => {
         match $cursor.as_deref().map(cursor::decode).transpose() {
@@ -251,11 +253,14 @@ impl MessagingApi for Service {
     async fn list_workflow_dlq(
         &self,
         _: (),
-        request: ListWorkflowDlqRequest,
+        ListWorkflowDlqRequest {
+            filter,
+            cursor,
+            count,
+        }: ListWorkflowDlqRequest,
     ) -> ListWorkflowDlqResponse {
-        let after = after_cursor!(ListWorkflowDlqResponse, request.cursor);
-        let limit = request.count as usize;
-        let filter = request.filter;
+        let after = after_cursor!(ListWorkflowDlqResponse, cursor);
+        let limit = count as usize;
         let floor = self.retention_floor();
         match self
             .blocking(move |store| {
@@ -278,32 +283,39 @@ impl MessagingApi for Service {
     async fn get_workflow_dlq(
         &self,
         _: (),
-        request: GetWorkflowDlqRequest,
+        GetWorkflowDlqRequest { dlq_id }: GetWorkflowDlqRequest,
     ) -> GetWorkflowDlqResponse {
         let floor = self.retention_floor();
         found_or_404!(
             GetWorkflowDlqResponse,
             // The record as stored at insert: the full shape, as serde writes it.
-            self.read_now(|store| store.get_dlq_json(&request.dlq_id, floor))
+            self.read_now(|store| store.get_dlq_json(&dlq_id, floor))
                 .map(|found| found.map(JsonBody::preserialized)),
             "reading a DLQ entry",
-            format!("no failed run with dlqId `{}` in the DLQ", request.dlq_id)
+            format!("no failed run with dlqId `{}` in the DLQ", dlq_id)
         )
     }
 
     async fn delete_workflow_dlq_bulk(
         &self,
         _: (),
-        request: DeleteWorkflowDlqBulkRequest,
+        DeleteWorkflowDlqBulkRequest {
+            filter,
+            dlq_ids,
+            cursor,
+            count,
+        }: DeleteWorkflowDlqBulkRequest,
     ) -> DeleteWorkflowDlqBulkResponse {
-        let (filter, limit) = (request.filter, request.count as usize);
-        // The cursor is validated even though decision 6 ignores it when ids are given.
-        let after = after_cursor!(DeleteWorkflowDlqBulkResponse, request.cursor);
+        let limit = count as usize;
+        // The cursor is validated even though `docs/decisions.md#d6-bulk-delete-count` ignores it
+        // when ids are given.
+        let after = after_cursor!(DeleteWorkflowDlqBulkResponse, cursor);
         // The parser guarantees that a `dlqIds` key, however spelled, carries at least one
-        // non-empty id (decision 12), so an empty list here means the key was absent.
+        // non-empty id (`docs/decisions.md#d12-multi-value-encoding`), so an empty list here means
+        // the key was absent.
         let batch = (filter, after, limit);
         let bulk = self.bulk(
-            request.dlq_ids,
+            dlq_ids,
             Store::delete_dlq_ids,
             batch,
             Store::delete_dlq_matching,
@@ -324,36 +336,44 @@ impl MessagingApi for Service {
     async fn delete_dlq_message(
         &self,
         _: (),
-        request: DeleteDlqMessageRequest,
+        DeleteDlqMessageRequest { dlq_id }: DeleteDlqMessageRequest,
     ) -> DeleteDlqMessageResponse {
-        let deleted = self.change_one(&request.dlq_id, Store::delete_dlq_one);
+        let deleted = self.change_one(&dlq_id, Store::delete_dlq_one);
         match deleted.await {
             Ok(true) => DeleteDlqMessageResponse::Ok,
             Ok(false) => DeleteDlqMessageResponse::NotFound(error_body(format!(
                 "no failed run with dlqId `{}` in the DLQ",
-                request.dlq_id
+                dlq_id
             ))),
             Err(error) => write_failure!(DeleteDlqMessageResponse, "deleting a DLQ entry", error),
         }
     }
 
-    async fn get_url_group(&self, _: (), request: GetUrlGroupRequest) -> GetUrlGroupResponse {
+    async fn get_url_group(
+        &self,
+        _: (),
+        GetUrlGroupRequest { url_group_name }: GetUrlGroupRequest,
+    ) -> GetUrlGroupResponse {
         found_or_404!(
             GetUrlGroupResponse,
-            self.read_now(|store| store.url_group(&request.url_group_name)),
+            self.read_now(|store| store.url_group(&url_group_name)),
             "reading a URL group",
-            format!("no URL group named `{}`", request.url_group_name)
+            format!("no URL group named `{}`", url_group_name)
         )
     }
 
     async fn cancel_workflow_run(
         &self,
         _: (),
-        request: CancelWorkflowRunRequest,
+        CancelWorkflowRunRequest {
+            workflow_run_id,
+            cancel,
+        }: CancelWorkflowRunRequest,
     ) -> CancelWorkflowRunResponse {
-        // `cancel=false` is how the official client ends a finished run (decision 19).
-        let finished = request.cancel == Some(false);
-        let cancelled = self.change_one(&request.workflow_run_id, Store::cancel_run);
+        // `cancel=false` is how the official client ends a finished run
+        // (`docs/decisions.md#d19-official-client-compatibility`).
+        let finished = cancel == Some(false);
+        let cancelled = self.change_one(&workflow_run_id, Store::cancel_run);
         match cancelled.await {
             Ok(true) => {
                 if finished {
@@ -365,7 +385,7 @@ impl MessagingApi for Service {
             }
             Ok(false) => CancelWorkflowRunResponse::NotFound(error_body(format!(
                 "no workflow run with id `{}`",
-                request.workflow_run_id
+                workflow_run_id
             ))),
             Err(error) => write_failure!(CancelWorkflowRunResponse, "cancelling a run", error),
         }
@@ -377,18 +397,24 @@ impl MessagingApi for Service {
     async fn cancel_workflow_runs(
         &self,
         _: (),
-        request: CancelWorkflowRunsRequest,
+        CancelWorkflowRunsRequest {
+            filter,
+            workflow_run_ids,
+            cursor,
+            count,
+            workflow_url_exact_match,
+        }: CancelWorkflowRunsRequest,
     ) -> CancelWorkflowRunsResponse {
-        let after = after_cursor!(CancelWorkflowRunsResponse, request.cursor);
-        if request.workflow_run_ids.is_empty() && request.filter.is_empty() {
+        let after = after_cursor!(CancelWorkflowRunsResponse, cursor);
+        if workflow_run_ids.is_empty() && filter.is_empty() {
             return CancelWorkflowRunsResponse::BadRequest(error_body(
                 "give `workflowRunIds` or at least one filter: a bulk cancel never takes every run by default",
             ));
         }
-        let (filter, limit) = (request.filter, request.count as usize);
-        let url_prefix = request.workflow_url_exact_match != Some(true);
+        let limit = count as usize;
+        let url_prefix = workflow_url_exact_match != Some(true);
         let batch = (filter, after, limit);
-        let ids = request.workflow_run_ids;
+        let ids = workflow_run_ids;
         let bulk = self.bulk(ids, Store::cancel_runs, batch, move |store, query| {
             store.cancel_runs_matching(query, url_prefix)
         });
@@ -426,9 +452,9 @@ impl ManagementApi for Service {
     async fn get_search_index(
         &self,
         _: (),
-        request: GetSearchIndexRequest,
+        GetSearchIndexRequest { id: index_id }: GetSearchIndexRequest,
     ) -> GetSearchIndexResponse {
-        let id = request.id.clone();
+        let id = index_id.clone();
         let now = now_ms();
         let result = self
             .blocking(move |store| {
@@ -443,17 +469,19 @@ impl ManagementApi for Service {
             GetSearchIndexResponse,
             result,
             "reading a search index",
-            format!("no search index with id `{}`", request.id)
+            format!("no search index with id `{}`", index_id)
         )
     }
 
     async fn get_search_index_stats(
         &self,
         _: (),
-        request: GetSearchIndexStatsRequest,
+        GetSearchIndexStatsRequest {
+            id: index_id,
+            period,
+        }: GetSearchIndexStatsRequest,
     ) -> GetSearchIndexStatsResponse {
-        let id = request.id.clone();
-        let period = request.period;
+        let id = index_id.clone();
         let now = now_ms();
         let result = self
             .blocking(move |store| match store.index(&id)? {
@@ -465,19 +493,18 @@ impl ManagementApi for Service {
             GetSearchIndexStatsResponse,
             result,
             "computing index statistics",
-            format!("no search index with id `{}`", request.id)
+            format!("no search index with id `{}`", index_id)
         )
     }
 
     async fn get_account_stats(
         &self,
         _: (),
-        request: GetAccountStatsRequest,
+        GetAccountStatsRequest { period }: GetAccountStatsRequest,
     ) -> GetAccountStatsResponse {
         if let Err(error) = self.flush_usage().await {
             tracing::warn!(%error, "usage flush before statistics failed; the figures may lag");
         }
-        let period = request.period;
         let floor = self.retention_floor();
         let now = now_ms();
         let result = self
@@ -496,7 +523,11 @@ impl ManagementApi for Service {
         }
     }
 
-    async fn rotate_token(&self, _: (), _: RotateTokenRequest) -> RotateTokenResponse {
+    async fn rotate_token(
+        &self,
+        _: (),
+        RotateTokenRequest {}: RotateTokenRequest,
+    ) -> RotateTokenResponse {
         let customer_id = self.account().customer_id;
         let (token, password) = rotated_credentials(&customer_id);
         match self

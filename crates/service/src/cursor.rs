@@ -1,9 +1,10 @@
 //! Opaque pagination cursors: a keyset position (the last `dlqId` served), never an offset.
 //!
 //! Keyset positions are what make pages stable under concurrent inserts and deletes: the next
-//! page starts strictly after the last id served, whatever happened before it (decision 11).
-//! The encoding is `d1.` and the id's bytes in lower-case hex, the spec's `DlqCursor` pattern, so
-//! every cursor a validator calls well-formed is a position this service can continue from.
+//! page starts strictly after the last id served, whatever happened before it
+//! (`docs/decisions.md#d11-list-order-and-filters`). The encoding is `d1.` and the id's bytes in
+//! lower-case hex, the spec's `DlqCursor` pattern, so every cursor a validator calls well-formed is
+//! a position this service can continue from.
 
 const VERSION: &str = "d1.";
 const MALFORMED: &str =

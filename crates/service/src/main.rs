@@ -125,9 +125,9 @@ async fn shutdown_signal() {
 
 /// Threads for blocking work, the store's calls above all: the store serves
 /// `SqliteStore::CONNECTIONS` at a time and further threads would only wait for a connection,
-/// so a few beyond those (files, name lookups). tokio's default of 512 let a soak of 16
-/// connections keep about 28 threads, each holding freed memory in its own malloc cache, which
-/// grew for minutes (issue 16).
+/// so a few beyond those (files, name lookups). tokio's default of 512 lets a busy service keep
+/// many idle threads, each holding freed memory in its own malloc cache, so the heap grows for
+/// minutes (BENCHMARKS.md, "Soak").
 const BLOCKING_THREADS: usize = courier_service::store::SqliteStore::CONNECTIONS + 3;
 
 fn main() -> ExitCode {

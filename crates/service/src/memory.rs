@@ -2,10 +2,14 @@
 //! every minute so that growth can be told apart: SQLite's own allocations, and the heap in use
 //! and held free by malloc.
 
+// The one module of the service that calls C: glibc's malloc tuning and statistics, SQLite's
+// memory counter. Each call says why it is sound.
+#![allow(unsafe_code)]
+
 /// Caps glibc's malloc at two arenas; call before any thread starts. glibc gives threads that
 /// allocate at the same time arenas of their own, up to eight per core; under a soak the heap
-/// spread over seventeen arenas of 1–8 MiB that kept growing, about 0.6 MiB a minute, while the
-/// data stayed the same size (issue 16).
+/// spreads over many arenas that keep growing while the data stays the same size
+/// (BENCHMARKS.md, "Soak").
 pub fn bound_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `mallopt` only sets a tuning parameter; no thread exists yet to race with it.

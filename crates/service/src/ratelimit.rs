@@ -1,6 +1,6 @@
-//! The account's two request limits (decision 18), as the hosted service signals them:
-//! `max_requests_per_second` (a fixed one-second window; `Burst-RateLimit-*` headers) and
-//! `max_requests_per_day_hard` (per UTC day; `RateLimit-*` headers).
+//! The account's two request limits (`docs/decisions.md#d18-rate-limit-headers`), as the hosted
+//! service signals them: `max_requests_per_second` (a fixed one-second window; `Burst-RateLimit-*`
+//! headers) and `max_requests_per_day_hard` (per UTC day; `RateLimit-*` headers).
 //!
 //! The official clients tell the two apart by the headers of a 429: `RateLimit-Limit` present
 //! means the daily limit, so a per-second refusal never carries a `RateLimit-*` header. Limits

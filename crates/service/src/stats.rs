@@ -1,9 +1,10 @@
 //! Statistics from what the service recorded: usage counters per minute, bucketed per period.
 //!
 //! Every authenticated request adds to `requests` and `bandwidth`; workflow DLQ operations add to
-//! `workflow_requests`; DLQ and run changes add to the named series of decision 7. Counters are
-//! gathered in memory and written to the store in batches (one transaction a second), so recording
-//! never puts a write on a request's path. Nothing is invented: an idle service reports zeros.
+//! `workflow_requests`; DLQ and run changes add to the named series of
+//! `docs/decisions.md#d7-metric-identifiers`. Counters are gathered in memory and written to the
+//! store in batches (one transaction a second), so recording never puts a write on a request's
+//! path. Nothing is invented: an idle service reports zeros.
 
 use crate::store::{IndexActivity, IndexUsage, Store, StoreError};
 use crate::time::{
@@ -28,9 +29,9 @@ pub const RUN_STARTED: &str = "run_started";
 pub const RUN_SUCCEEDED: &str = "run_succeeded";
 pub const RUN_FAILED: &str = "run_failed";
 pub const RUN_CANCELED: &str = "run_canceled";
-/// Message metrics of `daily_svc_messages` (decision 7).
+/// Message metrics of `daily_svc_messages` (`docs/decisions.md#d7-metric-identifiers`).
 pub const SVC_MESSAGE_METRICS: [&str; 4] = [DELIVERED, FAILED, RETRIED, CANCELED];
-/// Run metrics of `daily_workflow_messages` (decision 7).
+/// Run metrics of `daily_workflow_messages` (`docs/decisions.md#d7-metric-identifiers`).
 pub const WORKFLOW_METRICS: [&str; 4] = [RUN_STARTED, RUN_SUCCEEDED, RUN_FAILED, RUN_CANCELED];
 
 const MS_PER_MINUTE: i64 = 60_000;
@@ -224,7 +225,7 @@ pub fn account_stats(
     })
 }
 
-/// What one interval holds of an index's recorded usage (decision 17).
+/// What one interval holds of an index's recorded usage (`docs/decisions.md#d17-index-statistics`).
 #[derive(Clone, Debug, Default)]
 struct IndexInterval {
     /// Requests per activity kind.
@@ -394,9 +395,10 @@ pub fn index_throughput(
 }
 
 /// The index statistics of section 2.7, every figure derived from the usage recorded through
-/// the admin API (decision 17): counts per UTC day and month, throughput per interval, latency
-/// mean and nearest-rank 99th percentile per interval, sizes carried forward from the latest
-/// size sample. Billing stays 0: the reference service bills nothing.
+/// the admin API (`docs/decisions.md#d17-index-statistics`): counts per UTC day and month,
+/// throughput per interval, latency mean and nearest-rank 99th percentile per interval, sizes
+/// carried forward from the latest size sample. Billing stays 0: the reference service bills
+/// nothing.
 pub fn index_stats(
     store: &dyn Store,
     index_id: &str,

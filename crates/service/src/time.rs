@@ -16,8 +16,9 @@ pub fn now_ms() -> i64 {
 /// Milliseconds since the Unix epoch for stamping a new record (a DLQ entry's default
 /// `createdAt`): never less than a value returned before in this process. When the wall clock
 /// steps backwards (an NTP correction), a new entry would otherwise get an earlier `createdAt`
-/// than the entries before it, and be the first a full DLQ evicts (decision 13). Never used for
-/// rate-limit windows or retention floors, which must follow the wall clock.
+/// than the entries before it, and be the first a full DLQ evicts
+/// (`docs/decisions.md#d13-retention-and-dlq-size`). Never used for rate-limit windows or retention
+/// floors, which must follow the wall clock.
 pub fn creation_ms() -> i64 {
     static LAST: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(i64::MIN);
     not_before_last(&LAST, now_ms())
@@ -68,7 +69,8 @@ fn utc_instant(ms: i64) -> OffsetDateTime {
     })
 }
 
-/// The data point `x` format of decision 8: `YYYY-MM-DD HH:MM:SS.mmm +0000 UTC`.
+/// The data point `x` format (`docs/decisions.md#d8-data-point-time`): `YYYY-MM-DD HH:MM:SS.mmm
+/// +0000 UTC`.
 pub fn format_x(ms: i64) -> String {
     const X: &[time::format_description::BorrowedFormatItem<'_>] = time::macros::format_description!(
         "[year]-[month]-[day] [hour]:[minute]:[second].[subsecond digits:3] +0000 UTC"
@@ -104,7 +106,7 @@ mod tests {
     #[test]
     fn formats_the_decided_data_point_time() {
         assert_eq!(format_x(0), "1970-01-01 00:00:00.000 +0000 UTC");
-        // 2025-10-23 17:34:00 UTC, the example of decision 8.
+        // 2025-10-23 17:34:00 UTC, the example of `docs/decisions.md#d8-data-point-time`.
         assert_eq!(
             format_x(1_761_240_840_000),
             "2025-10-23 17:34:00.000 +0000 UTC"

@@ -1,4 +1,4 @@
-//! List pages assembled from the entries' stored JSON (issue 16): the envelope of a
+//! List pages assembled from the entries' stored JSON: the envelope of a
 //! `ListWorkflowDlqResponse` written around bytes the store kept since insert, equal byte for
 //! byte to what serde writes for the same page (the tests below hold it to that).
 

@@ -1,4 +1,4 @@
-//! Hostile input to the service's own parsers (issue 8, part 3): cursor decoding and every admin
+//! Hostile input to the service's own parsers: cursor decoding and every admin
 //! payload, on arbitrary bytes, arbitrary JSON and valid payloads with one field replaced. Never
 //! a panic; a refusal always says what was wrong; what is accepted keeps the parser's promises.
 

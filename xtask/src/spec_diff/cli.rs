@@ -1,41 +1,23 @@
-//! The command lines: `cargo xtask spec-diff [--base REV] [--format text|json|changelog]` and
-//! `cargo xtask version-check [--base REV]` (CI: the versions follow the spec).
+//! The command lines: `cargo xtask spec-diff [--base REV] [--format text|json|changelog]`,
+//! `cargo xtask version-check [--base REV]` (CI: the versions follow the spec) and
+//! `cargo xtask release-tags`.
 
+use super::CRATES;
 use super::versions::{self, Base, CRATE_DIRS};
 use super::{DiffError, Report, report};
 use crate::SPEC_PATH;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub const USAGE: &str = "usage: cargo xtask spec-diff [--base REV] [--format text|json|changelog]\n\
-    \x20      cargo xtask version-check [--base REV]\n\n\
-    spec-diff      classify every change of spec/openapi.yaml since REV for each crate's users\n\
-    version-check  fail when a crate classified breaking or additive since REV kept its version\n\
-    REV defaults to the merge base with main; on main, the last tag, else HEAD~1";
-
-struct Options {
-    base: Option<String>,
-    format: String,
-}
-
-fn options(args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        base: None,
-        format: "text".into(),
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().cloned().ok_or(format!("{arg} needs a value"));
-        match arg.as_str() {
-            "--base" => options.base = Some(value()?),
-            "--format" => options.format = value()?,
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    if !["text", "json", "changelog"].contains(&options.format.as_str()) {
-        return Err(format!("unknown format {}", options.format));
-    }
-    Ok(options)
+/// How `spec-diff` prints its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per change, grouped by class.
+    Text,
+    /// The report as JSON.
+    Json,
+    /// CHANGELOG entries for each crate.
+    Changelog,
 }
 
 /// The base asked for or the default; `Ok(None)` on a first commit.
@@ -67,24 +49,10 @@ fn check_rev(root: &Path, base: &Base) -> Result<(), DiffError> {
         .ok_or_else(|| DiffError(format!("{} is not a revision of this repository", base.rev)))
 }
 
-/// The options and the base revision of a command line (`None` on a first commit), or the exit
-/// code of a command line that does not parse (after the usage is printed).
-fn start(args: &[String]) -> Result<(Options, Option<Base>), ExitCode> {
-    let mut options = options(args).map_err(|e| {
-        eprintln!("error: {e}\n{USAGE}");
-        ExitCode::from(2)
-    })?;
-    let base = base(crate::workspace_root(), options.base.take());
-    Ok((options, base))
-}
-
-pub fn spec_diff(args: &[String]) -> ExitCode {
-    let (options, base) = match start(args) {
-        Ok(started) => started,
-        Err(code) => return code,
-    };
+/// `cargo xtask spec-diff`: the report of the spec since `base` (or the default base).
+pub fn spec_diff(base: Option<String>, format: Format) -> ExitCode {
     let root = crate::workspace_root();
-    let Some(base) = base else {
+    let Some(base) = self::base(root, base) else {
         eprintln!("spec-diff: no base revision (first commit); nothing to compare");
         return ExitCode::SUCCESS;
     };
@@ -97,58 +65,94 @@ pub fn spec_diff(args: &[String]) -> ExitCode {
         }
     };
     eprintln!("spec-diff: {SPEC_PATH} against {} ({})", base.rev, base.why);
-    match options.format.as_str() {
-        "json" => println!(
+    match format {
+        Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(&report::to_json(&report)).expect("JSON values print")
         ),
-        "changelog" => print!("{}", versions::changelog(&report)),
-        _ => print!("{}", report::to_text(&report)),
+        Format::Changelog => print!("{}", versions::changelog(&report)),
+        Format::Text => print!("{}", report::to_text(&report)),
     }
     ExitCode::SUCCESS
 }
 
-pub fn version_check(args: &[String]) -> ExitCode {
-    let base = match start(args) {
-        Ok((_, base)) => base,
-        Err(code) => return code,
-    };
+/// `cargo xtask version-check`: every crate's version follows the spec since its last release
+/// (see [`versions`]), or since `base` for all of them when one is given.
+pub fn version_check(base: Option<String>) -> ExitCode {
     let root = crate::workspace_root();
-    let Some(base) = base else {
-        println!("version-check: first commit, no base to compare with");
-        return ExitCode::SUCCESS;
-    };
-    let run = || -> Result<(Report, Vec<versions::VersionProblem>), DiffError> {
-        check_rev(root, &base)?;
-        let report = report_since(root, &base)?;
-        let read = |dir: &str, file: &str| {
-            std::fs::read_to_string(root.join(dir).join(file)).unwrap_or_default()
+    let mut failed = false;
+    for (index, (krate, dir)) in CRATES.iter().zip(CRATE_DIRS).enumerate() {
+        let crate_base = match &base {
+            Some(rev) => Some(Base {
+                rev: rev.clone(),
+                why: "--base".into(),
+            }),
+            None => versions::last_release(root, krate, dir),
         };
-        let manifests = CRATE_DIRS.map(|dir| {
-            let now = read(dir, "Cargo.toml");
-            // A crate that did not exist at the base starts from its own version.
-            let then = versions::file_at(root, &base.rev, &format!("{dir}/Cargo.toml"))
-                .unwrap_or_else(|| now.clone());
-            (then, now, read(dir, "CHANGELOG.md"))
-        });
-        let problems = versions::check(&report, &manifests)?;
-        Ok((report, problems))
+        let Some(crate_base) = crate_base else {
+            println!("version-check: {krate} has no release and no commit yet; nothing to compare");
+            continue;
+        };
+        match check_one(root, index, &crate_base) {
+            Ok((report, problem)) => {
+                println!(
+                    "version-check: {krate} against {} ({})",
+                    crate_base.rev, crate_base.why
+                );
+                print!("{}", report::to_text(&report));
+                if let Some(problem) = problem {
+                    eprintln!("error: {}", problem.message);
+                    failed = true;
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {krate}: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return ExitCode::FAILURE;
+    }
+    println!("version-check: every crate's version follows the spec");
+    ExitCode::SUCCESS
+}
+
+/// The report of the spec since `base` and the problem of crate `index`'s version, if any.
+fn check_one(
+    root: &Path,
+    index: usize,
+    base: &Base,
+) -> Result<(Report, Option<versions::VersionProblem>), DiffError> {
+    check_rev(root, base)?;
+    let report = report_since(root, base)?;
+    let dir = CRATE_DIRS[index];
+    let read = |file: &str| std::fs::read_to_string(root.join(dir).join(file)).unwrap_or_default();
+    let manifest_now = read("Cargo.toml");
+    // A crate that did not exist at the base starts from its own version.
+    let manifest_then = versions::file_at(root, &base.rev, &format!("{dir}/Cargo.toml"))
+        .unwrap_or_else(|| manifest_now.clone());
+    let files = versions::CrateFiles {
+        manifest_then,
+        manifest_now,
+        changelog: read("CHANGELOG.md"),
     };
-    match run() {
-        Ok((report, problems)) => {
-            println!(
-                "version-check: {SPEC_PATH} against {} ({})",
-                base.rev, base.why
-            );
-            print!("{}", report::to_text(&report));
-            if problems.is_empty() {
-                println!("version-check: every crate's version follows the spec");
-                return ExitCode::SUCCESS;
+    let problem = versions::check_crate(&report, index, &files)?;
+    Ok((report, problem))
+}
+
+/// `cargo xtask release-tags`: tags each crate's current version where it was set.
+pub fn release_tags() -> ExitCode {
+    match versions::create_release_tags(crate::workspace_root()) {
+        Ok(created) if created.is_empty() => {
+            println!("release-tags: every crate's current version is tagged");
+            ExitCode::SUCCESS
+        }
+        Ok(created) => {
+            for tag in created {
+                println!("tagged {tag}");
             }
-            for problem in &problems {
-                eprintln!("error: {}", problem.message);
-            }
-            ExitCode::FAILURE
+            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -1,6 +1,12 @@
 //! Versions follow the spec: the base to compare with, and whether each crate's version (and
 //! CHANGELOG) moved as far as its class asks (0.x: breaking bumps the minor, additive the patch;
 //! from 1.0: the major and the minor).
+//!
+//! A release of a crate is the tag `<crate>-v<version>` (e.g. `courier-models-v0.3.0`) on the
+//! commit that set that version; `cargo xtask release-tags` creates the missing ones. Each crate
+//! is checked against its last release: its newest tag reachable from `HEAD`, or, in a clone
+//! without tags, the last commit that changed the `version` of its Cargo.toml (where the
+//! current version was set), so that a clone without tags still checks every change since.
 
 use super::{CRATES, Class, DiffError, Report};
 use semver::Version;
@@ -112,6 +118,96 @@ pub const CRATE_DIRS: [&str; 4] = [
     "crates/verify",
 ];
 
+/// The tag of a crate's release.
+pub fn release_tag(krate: &str, version: &Version) -> String {
+    format!("{krate}-v{version}")
+}
+
+/// The last commit that changed the `version` line of `dir/Cargo.toml`: where the crate's
+/// current version was set.
+pub fn version_commit(root: &Path, dir: &str) -> Option<String> {
+    let manifest = format!("{dir}/Cargo.toml");
+    git(
+        root,
+        &[
+            "log",
+            "-1",
+            "--format=%H",
+            "-G",
+            "^version = ",
+            "--",
+            &manifest,
+        ],
+    )
+    .filter(|rev| !rev.is_empty())
+}
+
+/// The base a crate is checked against: its newest release tag reachable from `HEAD`, else the
+/// commit that set its version; `None` when the crate's manifest was never committed.
+pub fn last_release(root: &Path, krate: &str, dir: &str) -> Option<Base> {
+    let pattern = format!("{krate}-v*");
+    let tags = git(
+        root,
+        &[
+            "tag",
+            "--list",
+            &pattern,
+            "--merged",
+            "HEAD",
+            "--sort=-v:refname",
+        ],
+    )
+    .unwrap_or_default();
+    if let Some(tag) = tags.lines().next().filter(|tag| !tag.is_empty()) {
+        return Some(Base {
+            rev: tag.to_owned(),
+            why: format!("last release tag {tag}"),
+        });
+    }
+    version_commit(root, dir).map(|rev| Base {
+        why: format!("no release tag: the commit that set the version of {dir}/Cargo.toml"),
+        rev,
+    })
+}
+
+/// Tags each crate's current version on the commit that set it, unless the tag exists; returns
+/// the tags created. Fails when a crate's version is not committed yet (tag after committing).
+pub fn create_release_tags(root: &Path) -> Result<Vec<String>, DiffError> {
+    let mut created = Vec::new();
+    for (krate, dir) in CRATES.iter().zip(CRATE_DIRS) {
+        let manifest = format!("{dir}/Cargo.toml");
+        let now = std::fs::read_to_string(root.join(&manifest))
+            .map_err(|e| DiffError(format!("cannot read {manifest}: {e}")))?;
+        let version = package_version(&now)?;
+        let tag = release_tag(krate, &version);
+        if git(
+            root,
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                &format!("refs/tags/{tag}"),
+            ],
+        )
+        .is_some()
+        {
+            continue;
+        }
+        let commit = version_commit(root, dir)
+            .ok_or_else(|| DiffError(format!("{manifest} has no commit yet")))?;
+        let committed = file_at(root, &commit, &manifest).unwrap_or_default();
+        if package_version(&committed)? != version {
+            return Err(DiffError(format!(
+                "{krate} {version} is not committed yet ({manifest}); commit it, then tag"
+            )));
+        }
+        git(root, &["tag", &tag, &commit])
+            .ok_or_else(|| DiffError(format!("git tag {tag} {commit} failed")))?;
+        created.push(tag);
+    }
+    Ok(created)
+}
+
 /// One problem of a crate's version against its class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionProblem {
@@ -119,42 +215,47 @@ pub struct VersionProblem {
     pub message: String,
 }
 
-/// Checks each crate: its version reached what its class asks, and a `## <version>` entry in its
-/// CHANGELOG.md. `manifests` gives, per crate, the manifest at the base and now, and the
-/// CHANGELOG now.
-pub fn check(
+/// The manifest of a crate at its base and now, and its CHANGELOG now.
+pub struct CrateFiles {
+    pub manifest_then: String,
+    pub manifest_now: String,
+    pub changelog: String,
+}
+
+/// Checks crate `index` of [`CRATES`] against the report of the spec since its base: its version
+/// reached what its class asks, and its CHANGELOG.md has a `## <version>` entry.
+pub fn check_crate(
     report: &Report,
-    manifests: &[(String, String, String); 4],
-) -> Result<Vec<VersionProblem>, DiffError> {
-    let mut problems = Vec::new();
-    for (index, (krate, class)) in report.crates().by_crate().into_iter().enumerate() {
-        let (base, now, changelog) = &manifests[index];
-        let (old, new) = (package_version(base)?, package_version(now)?);
-        let Some(required) = required_version(&old, class) else {
-            continue;
-        };
-        if new < required {
-            problems.push(VersionProblem {
-                krate: CRATES[index],
-                message: format!(
-                    "{krate} is {} for its users but its version is {new} (was {old}): bump it to at least {required}",
-                    class.as_str()
-                ),
-            });
-        } else if !changelog
-            .lines()
-            .any(|line| line.starts_with(&format!("## {new}")))
-        {
-            problems.push(VersionProblem {
-                krate: CRATES[index],
-                message: format!(
-                    "{krate} {new}: {}/CHANGELOG.md has no `## {new}` entry (write it from `cargo xtask spec-diff --format changelog`)",
-                    CRATE_DIRS[index]
-                ),
-            });
-        }
-    }
-    Ok(problems)
+    index: usize,
+    files: &CrateFiles,
+) -> Result<Option<VersionProblem>, DiffError> {
+    let (krate, class) = report.crates().by_crate()[index];
+    let old = package_version(&files.manifest_then)?;
+    let new = package_version(&files.manifest_now)?;
+    let Some(required) = required_version(&old, class) else {
+        return Ok(None);
+    };
+    let message = if new < required {
+        format!(
+            "{krate} is {} for its users but its version is {new} (was {old}): bump it to at least {required}",
+            class.as_str()
+        )
+    } else if !files
+        .changelog
+        .lines()
+        .any(|line| line.starts_with(&format!("## {new}")))
+    {
+        format!(
+            "{krate} {new}: {}/CHANGELOG.md has no `## {new}` entry (write it from `cargo xtask spec-diff --format changelog`)",
+            CRATE_DIRS[index]
+        )
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(VersionProblem {
+        krate: CRATES[index],
+        message,
+    }))
 }
 
 /// Markdown bullets per crate for its CHANGELOG, from the changes that reach it.
@@ -185,7 +286,9 @@ pub fn changelog(report: &Report) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{CrateFiles, Report, check_crate, package_version, required_version};
+    use crate::spec_diff::{CRATES, Class};
+    use semver::Version;
 
     fn v(text: &str) -> Version {
         Version::parse(text).unwrap()
@@ -223,76 +326,57 @@ mod tests {
         format!("[package]\nname = \"c\"\nversion = \"{version}\"\n")
     }
 
+    fn files(then: &str, now: &str, changelog: &str) -> CrateFiles {
+        CrateFiles {
+            manifest_then: manifest(then),
+            manifest_now: manifest(now),
+            changelog: changelog.to_owned(),
+        }
+    }
+
     #[test]
     fn a_breaking_change_without_a_minor_bump_fails_naming_the_crate() {
-        let changelog = "## 0.1.1\n".to_owned();
-        let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
-        let patch = (manifest("0.1.0"), manifest("0.1.1"), changelog);
-        let minor = (
-            manifest("0.1.0"),
-            manifest("0.2.0"),
-            "## 0.2.0\n".to_owned(),
-        );
-        let problems = check(
-            &report(Class::Breaking, Class::None, Class::None),
-            &[patch.clone(), same.clone(), same.clone(), minor],
-        )
-        .unwrap();
-        assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].krate, "courier-models");
+        let patch = files("0.1.0", "0.1.1", "## 0.1.1\n");
+        let breaking = report(Class::Breaking, Class::None, Class::None);
+        let problem = check_crate(&breaking, 0, &patch)
+            .unwrap()
+            .expect("a problem");
+        assert_eq!(problem.krate, "courier-models");
         assert!(
-            problems[0].message.contains("at least 0.2.0"),
+            problem.message.contains("at least 0.2.0"),
             "{}",
-            problems[0].message
+            problem.message
         );
         // The same patch bump is enough for an additive change, and nothing is asked of `none`.
-        let problems = check(
-            &report(Class::Additive, Class::None, Class::None),
-            &[patch.clone(), same.clone(), same.clone(), patch],
-        )
-        .unwrap();
-        assert!(problems.is_empty(), "{problems:?}");
+        let additive = report(Class::Additive, Class::None, Class::None);
+        assert!(check_crate(&additive, 0, &patch).unwrap().is_none());
+        let same = files("0.1.0", "0.1.0", "");
+        assert!(check_crate(&additive, 1, &same).unwrap().is_none());
     }
 
     #[test]
     fn the_verifier_follows_the_crate_a_change_reaches_hardest() {
-        let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
-        let problems = check(
-            &report(Class::None, Class::Additive, Class::None),
-            &[same.clone(), same.clone(), same.clone(), same.clone()],
-        )
-        .unwrap();
-        let crates: Vec<&str> = problems.iter().map(|p| p.krate).collect();
+        let same = files("0.1.0", "0.1.0", "");
+        let additive_for_the_client = report(Class::None, Class::Additive, Class::None);
+        let crates: Vec<&str> = (0..CRATES.len())
+            .filter_map(|index| check_crate(&additive_for_the_client, index, &same).unwrap())
+            .map(|problem| problem.krate)
+            .collect();
         assert_eq!(crates, ["courier-client", "courier-verify"]);
     }
 
     #[test]
     fn a_bump_without_a_changelog_entry_fails() {
-        let bumped = (
-            manifest("0.1.0"),
-            manifest("0.2.0"),
-            "## 0.1.0\n".to_owned(),
-        );
-        let same = (manifest("0.1.0"), manifest("0.1.0"), String::new());
-        let problems = check(
-            &report(Class::None, Class::Breaking, Class::None),
-            &[
-                same.clone(),
-                bumped,
-                same,
-                (
-                    manifest("0.1.0"),
-                    manifest("0.2.0"),
-                    "## 0.2.0\n".to_owned(),
-                ),
-            ],
-        )
-        .unwrap();
-        assert_eq!(problems.len(), 1);
+        let bumped = files("0.1.0", "0.2.0", "## 0.1.0\n");
+        let breaking = report(Class::None, Class::Breaking, Class::None);
+        let problem = check_crate(&breaking, 1, &bumped)
+            .unwrap()
+            .expect("a problem");
+        assert_eq!(problem.krate, "courier-client");
         assert!(
-            problems[0].message.contains("no `## 0.2.0` entry"),
+            problem.message.contains("no `## 0.2.0` entry"),
             "{}",
-            problems[0].message
+            problem.message
         );
     }
 

@@ -1,7 +1,7 @@
 //! Reads every entry matching a filter page by page through the list API, then deletes the same
 //! entries with the bulk delete, through one courier-client (one connection pool) and in one
-//! process: the two rates `bench/run.sh` compares (issue 16: a bulk delete should remove entries
-//! at least twice as fast as a client can read them).
+//! process: the two rates `bench/run.sh` compares (its target: a bulk delete should remove
+//! entries at least twice as fast as a client can read them).
 
 use clap::Parser;
 use courier_client::{DlqFilter, Paging, RetryPolicy, messaging};

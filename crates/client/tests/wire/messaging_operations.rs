@@ -55,7 +55,8 @@ async fn list_workflow_dlq_sends_every_filter_and_decodes_the_page() {
         ])
     );
     // Repeated keys, never one comma-joined value; a comma inside a value is escaped so the
-    // server's split on literal commas (decision 12) keeps it whole.
+    // server's split on literal commas (`docs/decisions.md#d12-multi-value-encoding`) keeps it
+    // whole.
     assert!(
         request
             .raw_query()

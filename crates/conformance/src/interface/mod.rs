@@ -1,5 +1,5 @@
-//! Parsing the interface document (`shared/interface.md`): the field lists of part 2, the
-//! operations and parameters of part 4, the failure function states of part 3 and the error
+//! Parsing the interface document (the file `COURIER_INTERFACE_MD` names): the field lists of part
+//! 2, the operations and parameters of part 4, the failure function states of part 3 and the error
 //! table of part 7.
 //!
 //! Nothing of the document is copied into the tests: they parse it every run, so a field added

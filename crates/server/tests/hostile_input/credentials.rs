@@ -122,7 +122,7 @@ proptest! {
                 check_unauthorized(rejection, "Bearer")?;
             }
         }
-        // Management never takes the query token (decision 4).
+        // Management never takes the query token (`docs/decisions.md#d4-query-parameter-token`).
         prop_assert!(management_credentials(&HeaderMap::new(), &query).is_err());
     }
 }

@@ -1,4 +1,4 @@
-//! Hostile input (issue 8, part 3): property tests of the query parser, credential extraction
+//! Hostile input: property tests of the query parser, credential extraction
 //! and every generated request parser on arbitrary input — never a panic, always Ok or a 4xx that
 //! names the parameter — and raw-socket requests that hyper and the router must refuse cleanly.
 
@@ -181,8 +181,8 @@ fn full_path() -> PathParams {
     )
 }
 
-/// Ok only when every key is declared (decision 15); otherwise a 400 naming a declared or a
-/// given key.
+/// Ok only when every key is declared (`docs/decisions.md#d15-unknown-query-parameters`); otherwise
+/// a 400 naming a declared or a given key.
 fn check_parser<T>(
     result: Result<T, Rejection>,
     declared: &[&str],

@@ -1,4 +1,5 @@
-//! Property tests: the query parser, every accessor and every generated request parser take anything.
+//! Property tests: the query parser, every accessor and every generated request parser take
+//! anything.
 
 use super::*;
 
@@ -26,8 +27,9 @@ const IN_VALUE: &AsciiSet = &CONTROLS
 proptest! {
     #![proptest_config(config(256))]
 
-    /// Decision 12: repeated keys and the comma form mix freely; encoded separators stay inside
-    /// their value; order is kept; any empty value is a 400 naming the key, never dropped.
+    /// `docs/decisions.md#d12-multi-value-encoding`: repeated keys and the comma form mix freely;
+    /// encoded separators stay inside their value; order is kept; any empty value is a 400 naming
+    /// the key, never dropped.
     #[test]
     fn multi_values_round_trip_in_any_mix_of_forms(
         key in select(&["label", "workflowUrl", "dlqIds", "callerIp", "flowControlKey"][..]),

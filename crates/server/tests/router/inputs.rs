@@ -53,8 +53,9 @@ async fn every_multi_value_filter_accepts_every_query_form() {
             FailureFunctionState::CallbackCanceled
         ]
     );
-    // Decision 12: an empty value or an empty item is a 400 naming the key, on every
-    // multi-value parameter of both operations; the implementation never sees the request.
+    // `docs/decisions.md#d12-multi-value-encoding`: an empty value or an empty item is a 400 naming
+    // the key, on every multi-value parameter of both operations; the implementation never sees the
+    // request.
     *served.api.last_bulk.lock().unwrap() = None;
     let multi_valued = [
         (reqwest::Method::GET, "workflowUrl"),
@@ -178,7 +179,8 @@ async fn rejections_are_json_and_name_what_was_wrong() {
             assert_eq!(headers["allow"], "DELETE,GET,HEAD", "{path}");
         }
     }
-    // service_token is a messaging credential only (decision 4): on management it is unknown.
+    // service_token is a messaging credential only (`docs/decisions.md#d4-query-parameter-token`):
+    // on management it is unknown.
     let basic = format!("Basic {}", base64_of(&format!("{CUSTOMER}:{KEY}")));
     let management_cases = [
         (

@@ -166,7 +166,7 @@ pub async fn run(
     }
 }
 
-/// A missing and an empty cursor both mean "no more" (decision 5).
+/// A missing and an empty cursor both mean "no more" (`docs/decisions.md#d5-cursor-at-the-end`).
 fn more(cursor: Option<String>) -> Option<String> {
     cursor.filter(|cursor| !cursor.is_empty())
 }

@@ -77,7 +77,8 @@ fn series_of(stats: &Value) -> Vec<(String, Vec<f64>)> {
             continue;
         };
         if let Some(Value::Array(_)) = first.get("data_points") {
-            // Named series (decision 7): one row per metric identifier.
+            // Named series (`docs/decisions.md#d7-metric-identifiers`): one row per metric
+            // identifier.
             for named in items {
                 let id = named["id"].as_str().unwrap_or("?");
                 let values = named["data_points"]
@@ -87,7 +88,8 @@ fn series_of(stats: &Value) -> Vec<(String, Vec<f64>)> {
                 series.push((format!("{key}.{id}"), values));
             }
         } else {
-            // Data points: `y`, plus any other numeric field (daily requests carry workflow counts).
+            // Data points: `y`, plus any other numeric field (daily requests carry workflow
+            // counts).
             for field in first.keys().filter(|field| first[*field].is_number()) {
                 let name = if field == "y" {
                     key.clone()

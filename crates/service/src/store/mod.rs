@@ -88,7 +88,7 @@ pub struct JsonPage {
     pub next_after: Option<String>,
 }
 
-/// What kind of index activity a usage event records (decision 17).
+/// What kind of index activity a usage event records (`docs/decisions.md#d17-index-statistics`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum IndexActivity {
     Query,
@@ -116,7 +116,8 @@ impl IndexActivity {
     }
 }
 
-/// One recorded usage event of a search index, the only source of its statistics (decision 17).
+/// One recorded usage event of a search index, the only source of its statistics
+/// (`docs/decisions.md#d17-index-statistics`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum IndexUsage {
     /// `count` requests of one kind; `latency_ms` is the latency of each of them.

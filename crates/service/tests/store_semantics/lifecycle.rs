@@ -168,7 +168,7 @@ fn a_full_dlq_evicts_its_oldest_entries() {
     let large: Vec<(String, i64)> = (0..8).map(|i| (format!("z{i}"), 1000 + i)).collect();
     let large: Vec<(&str, i64)> = large.iter().map(|(id, at)| (id.as_str(), *at)).collect();
     // Each step: a batch, the room there is, what is left afterwards.
-    let steps: [(&Stamps, u64, &[&str]); 4] = [
+    let steps: [(&Stamps<'_>, u64, &[&str]); 4] = [
         // Six entries, room for five: the oldest (`e`, at 50) goes.
         (
             &[("d", 400), ("e", 50), ("f", 500)],

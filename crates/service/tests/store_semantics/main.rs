@@ -65,7 +65,7 @@ fn headers(pairs: &[(&str, &[&str])]) -> Headers {
 type Stamps<'a> = [(&'a str, i64)];
 
 /// Entries of the run `run`, each `(dlq_id, created_at)` with only the required fields set.
-fn run_of(run: &str, entries: &Stamps) -> Vec<FailedWorkflowRun> {
+fn run_of(run: &str, entries: &Stamps<'_>) -> Vec<FailedWorkflowRun> {
     entries
         .iter()
         .map(|(dlq_id, created_at)| entry(dlq_id, *created_at, run))

@@ -1,4 +1,4 @@
-//! Deletes mark entries and the upkeep reclaims them (issue 16): every read honours a mark at
+//! Deletes mark entries and the upkeep reclaims them: every read honours a mark at
 //! once, counts stay exact before and after reclaiming, a marked id can be used again, and the
 //! rows, tombstones and labels really leave the file.
 

@@ -1,4 +1,4 @@
-//! The stored wire bytes (issue 16): what `get_dlq_json` and `list_dlq_json` serve as they are
+//! The stored wire bytes: what `get_dlq_json` and `list_dlq_json` serve as they are
 //! is, byte for byte, what serde writes for the entry that was inserted (the full shape of
 //! section 2.2 and the list shape of 2.1), for the demo's realistic failed runs.
 

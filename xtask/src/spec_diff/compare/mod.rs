@@ -17,27 +17,26 @@
 //! The rules read the typed document of `courier-spec` (openapiv3), never its JSON: a field a
 //! new openapiv3 adds is named by the compiler in `rest`, where every struct is destructured.
 //!
-//! In rooms: `model` reads a spec (lookups, the Rust type a schema becomes, constraints),
+//! In rooms: `model` reads a spec (lookups, uses, operations), `rust_type` gives the Rust type a
+//! schema becomes, `constraints` its constraints,
 //! `schemas` and `operations` hold the rules for types and for operations, `rest` classifies
 //! every other field; here the accumulator and the entry point.
 
 use super::{Change, Class, DiffError, Impact, Report};
-use courier_spec::Spec;
-use courier_spec::openapiv3::{ReferenceOr, SchemaData};
-use indexmap::IndexMap;
-use std::collections::{BTreeMap, BTreeSet};
-
 use Class::{Additive, Breaking, None as Nothing};
+use courier_spec::Spec;
+use model::SpecView;
+use operations::compare_operations;
+use rest::compare_rest;
+use schemas::compare_schemas;
+use std::collections::BTreeMap;
 
+mod constraints;
 mod model;
 mod operations;
 mod rest;
+mod rust_type;
 mod schemas;
-
-use model::*;
-use operations::*;
-use rest::*;
-use schemas::*;
 
 /// Where a type is used, as seen from the operations.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -164,7 +163,10 @@ impl Changes {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::constraints::constraint_changes;
+    use super::model::Node;
+    use super::rust_type::{field_type, signature};
+    use super::{Additive, Breaking, Direction, Nothing, Usage, directional, pointer};
     use courier_spec::openapiv3::Schema;
     use serde_json::json;
 

@@ -1,10 +1,17 @@
 //! The rules for operations, by `operationId`: parameters by (`in`, `name`), responses by status.
 
-use super::*;
+use super::model::{JSON, Node, Operation, Parameter, SpecView};
+use super::rust_type::{field_type, signature};
+use super::schemas::compare_constraints;
+use super::{Changes, Direction, Usage, pointer};
+use crate::lint::escape;
+use crate::spec_diff::Class::{Additive, Breaking, None as Nothing};
+use crate::spec_diff::{DiffError, Impact};
+use std::collections::BTreeMap;
 
 pub(super) fn compare_operations(
-    old: &SpecView,
-    new: &SpecView,
+    old: &SpecView<'_>,
+    new: &SpecView<'_>,
     changes: &mut Changes,
 ) -> Result<(), DiffError> {
     let old_ops = old.operations();
@@ -86,7 +93,7 @@ struct BothVersions<'a> {
     after: &'a Operation<'a>,
 }
 
-pub(super) fn parameter_pointer(op: &Operation, param: &Parameter) -> String {
+pub(super) fn parameter_pointer(op: &Operation<'_>, param: &Parameter<'_>) -> String {
     match &param.component {
         Some(component) => component.clone(),
         None => format!("{}/parameters/{}", op.pointer(), param.index),
@@ -94,7 +101,7 @@ pub(super) fn parameter_pointer(op: &Operation, param: &Parameter) -> String {
 }
 
 /// A parameter's schema, or the signature of a parameter without one (`content`).
-fn schema_signature(param: &Parameter) -> String {
+fn schema_signature(param: &Parameter<'_>) -> String {
     param
         .schema()
         .map_or_else(|| "content".to_owned(), signature)
@@ -130,7 +137,7 @@ impl BothVersions<'_> {
                 );
             } else if gone.required() != came.required() {
                 // The server resolves a `$ref`'d schema's default, so resolve before typing.
-                let resolved_type = |view: &SpecView, param: &Parameter| {
+                let resolved_type = |view: &SpecView<'_>, param: &Parameter<'_>| {
                     param
                         .schema()
                         .and_then(|schema| view.resolve(schema))
@@ -202,7 +209,7 @@ impl BothVersions<'_> {
     fn compare_request_body(&self, changes: &mut Changes) -> Result<(), DiffError> {
         let (id, old, new, before, after) = (self.id, self.old, self.new, self.before, self.after);
         let (old_body, new_body) = (old.request_body(before)?, new.request_body(after)?);
-        let shape = |body: &BTreeMap<&str, Option<Node>>| {
+        let shape = |body: &BTreeMap<&str, Option<Node<'_>>>| {
             body.iter()
                 .map(|(media, schema)| {
                     format!("{media}: {}", schema.map_or_else(String::new, signature))
@@ -238,7 +245,7 @@ impl BothVersions<'_> {
         let (id, old, new, before, after) = (self.id, self.old, self.new, self.before, self.after);
         let old_responses = old.responses(before)?;
         let new_responses = new.responses(after)?;
-        let body_signature = |schema: &Option<Node>| schema.map_or_else(String::new, signature);
+        let body_signature = |schema: &Option<Node<'_>>| schema.map_or_else(String::new, signature);
         for (status, old_schema) in &old_responses {
             let at = format!("{}/responses/{status}", after.pointer());
             match new_responses.get(status) {

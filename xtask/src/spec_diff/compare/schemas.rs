@@ -1,8 +1,15 @@
 //! The rules for types (`components/schemas`): property by property, where each type is used.
 
-use super::*;
+use super::constraints::constraint_changes;
+use super::model::{Node, Properties, SpecView, children};
+use super::rust_type::{enum_values, field_type, object_parts, signature};
+use super::{Changes, Direction, Usage, directional, pointer};
+use crate::lint::escape;
+use crate::spec_diff::Class::{Additive, Breaking, None as Nothing};
+use crate::spec_diff::{Class, Impact};
+use std::collections::BTreeSet;
 
-pub(super) fn compare_schemas(old: &SpecView, new: &SpecView, changes: &mut Changes) {
+pub(super) fn compare_schemas(old: &SpecView<'_>, new: &SpecView<'_>, changes: &mut Changes) {
     let old_schemas = old.schemas();
     let new_schemas = new.schemas();
     for (name, before) in &old_schemas {
@@ -31,8 +38,8 @@ pub(super) fn compare_schemas(old: &SpecView, new: &SpecView, changes: &mut Chan
 pub(super) fn compare_schema(
     name: &str,
     at: &str,
-    before: Node,
-    after: Node,
+    before: Node<'_>,
+    after: Node<'_>,
     usage: Usage,
     changes: &mut Changes,
 ) {
@@ -87,8 +94,8 @@ pub(super) fn compare_schema(
 pub(super) fn compare_constraints(
     label: &str,
     at: &str,
-    before: Node,
-    after: Node,
+    before: Node<'_>,
+    after: Node<'_>,
     classes: impl Fn(Direction) -> (Class, Class) + Copy,
     changes: &mut Changes,
 ) {
@@ -151,7 +158,7 @@ impl Fields<'_> {
     }
 }
 
-pub(super) fn compare_properties(fields: &Fields, changes: &mut Changes) {
+pub(super) fn compare_properties(fields: &Fields<'_>, changes: &mut Changes) {
     let (name, usage) = (fields.name, fields.usage);
     let removed: Vec<&String> = fields
         .old
@@ -216,7 +223,7 @@ pub(super) fn compare_properties(fields: &Fields, changes: &mut Changes) {
 }
 
 /// The properties both versions have: type, presence and constraints.
-fn compare_common(fields: &Fields, changes: &mut Changes) {
+fn compare_common(fields: &Fields<'_>, changes: &mut Changes) {
     let (name, usage) = (fields.name, fields.usage);
     for (prop, before) in fields.old {
         let Some(after) = fields.new.get(prop) else {

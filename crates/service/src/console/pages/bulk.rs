@@ -56,8 +56,8 @@ pub async fn bulk_delete_confirm(
             Err(message) => return internal(&viewer, &message),
         }
     } else {
-        // Decision 6: with ids the filters are ignored; unknown ids are skipped, so this is
-        // the most that can go.
+        // `docs/decisions.md#d6-bulk-delete-count`: with ids the filters are ignored; unknown ids
+        // are skipped, so this is the most that can go.
         (request.dlq_ids.len() as u64, false)
     };
     let entries = if (count, more) == (1, false) {

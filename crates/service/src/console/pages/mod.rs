@@ -53,8 +53,8 @@ const STATES: [(FailureFunctionState, &str); 4] = [
 
 /// The query of a console form: pairs with an empty value are left out, because a form sends
 /// every field and an empty field means "no filter" here, where the API calls `label=` a 400
-/// (decision 12). `drop` removes keys the page sets itself. Everything else reaches the
-/// generated parser unchanged.
+/// (`docs/decisions.md#d12-multi-value-encoding`). `drop` removes keys the page sets itself.
+/// Everything else reaches the generated parser unchanged.
 fn form_query(raw: &str, drop: &[&str]) -> String {
     raw.split('&')
         .filter(|pair| {

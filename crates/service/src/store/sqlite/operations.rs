@@ -142,7 +142,7 @@ impl Store for SqliteStore {
             }
             let total: u64 = t.query_row(LIVE_COUNT, params![i64::MIN], |r| r.get(0))?;
             if total > max_dlq_size {
-                // Decision 13: a full DLQ evicts its oldest entries.
+                // A full DLQ evicts its oldest (`docs/decisions.md#d13-retention-and-dlq-size`).
                 t.execute(
                     &format!("{MARK_DELETED} seq IN (SELECT seq FROM dlq ORDER BY created_at, dlq_id LIMIT ?1)"),
                     params![total - max_dlq_size],
@@ -222,7 +222,7 @@ impl Store for SqliteStore {
         while start < ids.len() {
             let end = (start + part).min(ids.len());
             let result = self.shrink(|t| {
-                // Entries past retention are already gone (decision 13): not deleted, not counted.
+                // Past retention is gone already: not deleted, not counted (`docs/decisions.md#d13-retention-and-dlq-size`).
                 let mut delete =
                     t.prepare_cached(&format!("{MARK_DELETED} dlq_id = ?1 AND created_at >= ?2"))?;
                 let mut deleted = 0;
@@ -301,7 +301,7 @@ impl Store for SqliteStore {
     fn purge_expired(&self, min_created_at: i64) -> Result<u64, StoreError> {
         self.shrink(|t| {
             // A run that entered the DLQ and has no entry left within retention is gone with
-            // its entries (decision 13), so cancel answers the same before and after a purge.
+            // its entries, so cancel answers the same before and after a purge (`docs/decisions.md#d13-retention-and-dlq-size`).
             t.execute(EXPIRED_RUNS_DELETE, params![min_created_at])?;
             // Expired entries go for good, marked or not; the count is of the live ones.
             let marked = t.execute(

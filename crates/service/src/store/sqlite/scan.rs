@@ -217,8 +217,8 @@ pub(super) fn all_records<T: serde::de::DeserializeOwned>(
 /// The retention floor a scan has to test: `None` when no stored entry is older (one step down
 /// the `created_at` index). Entries past retention stay on disk only until the next purge, so
 /// usually there are none, and then the test is left out: it reads every candidate's row, which
-/// a scan of ids (a bulk delete, a count) otherwise does not. Issue 16: the scan of a bulk delete
-/// of 1,000 by `flowControlKey` took 2–3.5 ms with the test and 0.2 ms without.
+/// a scan of ids (a bulk delete, a count) otherwise does not, which makes such a scan many times
+/// slower (BENCHMARKS.md, "Findings").
 fn retention_floor_to_test(
     connection: &Connection,
     min_created_at: i64,

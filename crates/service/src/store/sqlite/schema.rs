@@ -58,8 +58,8 @@ const MIGRATION_LIST: &[M<'static>] = &[
          PRIMARY KEY (metric, minute)
      ) WITHOUT ROWID;",
     ),
-    // 2: usage events of search indexes (decision 17), one row per recorded event; `kind` is
-    // query, update, rerank, embed or size.
+    // 2: usage events of search indexes (`docs/decisions.md#d17-index-statistics`), one row per
+    // recorded event; `kind` is query, update, rerank, embed or size.
     M::up(
         "CREATE TABLE index_usage (
          index_id TEXT NOT NULL,
@@ -75,10 +75,11 @@ const MIGRATION_LIST: &[M<'static>] = &[
      CREATE INDEX index_usage_by_time ON index_usage (index_id, at);
      CREATE INDEX index_usage_sizes ON index_usage (index_id, kind, at);",
     ),
-    // 3: deletes mark, the upkeep reclaims (issue 16). Removing a row from `dlq` rewrites a page
-    // of the table and of each of its seven indexes and of `dlq_labels`: a bulk delete of 1,000
-    // scattered entries wrote ~2,100 pages. Now `dlq` is a view of the rows without a tombstone,
-    // a delete adds tombstones (`MARK_DELETED`; keys in rowid order: a few pages per 1,000), and
+    // 3: deletes mark, the upkeep reclaims. Removing a row from `dlq` rewrites a page of the
+    // table, of each of its seven indexes and of `dlq_labels`, so a bulk delete of scattered
+    // entries wrote about two pages per entry (measured in BENCHMARKS.md, "Findings"). Instead
+    // `dlq` is a view of the rows without a tombstone, a delete adds tombstones (`MARK_DELETED`;
+    // keys in rowid order, so a batch touches few pages), and
     // `Store::reclaim_deleted` removes marked rows with their tombstones in small transactions.
     // Every read through `dlq` honours the marks at once; a `DELETE FROM dlq` is an error (a
     // view), so no path can skip the marking. Inserts and the physical removal name `dlq_rows`.
@@ -91,7 +92,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
          WHERE NOT EXISTS (SELECT 1 FROM dlq_tombstones WHERE dlq_tombstones.seq = dlq_rows.rowid);
 ",
     ),
-    // 4: each entry's list shape (section 2.1) as JSON, written once at insert (issue 16), so a
+    // 4: each entry's list shape (section 2.1) as JSON, written once at insert, so a
     // list page is stored bytes joined, not 100 records parsed and re-serialised. `record` is
     // already the full shape (2.2) as serde writes it. Rows of older files have no list shape;
     // reads make it from `record`. (A spec change that alters a stored shape needs a migration
@@ -105,10 +106,10 @@ const MIGRATION_LIST: &[M<'static>] = &[
          FROM dlq_rows
          WHERE NOT EXISTS (SELECT 1 FROM dlq_tombstones WHERE dlq_tombstones.seq = dlq_rows.rowid);",
     ),
-    // 5: each label row carries its entry's row number and filter columns (issue 16). A page
-    // with a label and another filter walked the label's range and searched an index of
-    // `dlq_rows` by text id for every candidate: 780 searches for a page of 100 with
-    // `callerIp`. Now the other filters are tested on the label row itself and only the
+    // 5: each label row carries its entry's row number and filter columns. A page with a label
+    // and another filter would otherwise walk the label's range and search an index of
+    // `dlq_rows` by text id for every candidate, many times the page's size when the other
+    // filter is selective. Instead the other filters are tested on the label row itself and only the
     // matches are read, by row number. An entry's filter columns never change after insert,
     // so the copies cannot drift; they go with the row (`ON DELETE CASCADE`).
     M::up(
@@ -181,18 +182,14 @@ pub(super) const EXPIRED_RUNS_DELETE: &str = "DELETE FROM runs WHERE workflow_ru
 /// How every connection reads pages: through a map of the file (`mmap_size`, at most SQLite's
 /// default ceiling of 2 GiB; the rest of a larger file is read as before), and a page cache of
 /// 4 MiB for what the map does not hold: pages of the write-ahead log and a writer's changed
-/// pages. With 16 MiB, the writer's cache of pages it had allocated for new entries kept filling
-/// for minutes of a soak (heaptrack: the whole difference in heap between minute 3 and minute 8
-/// was `pcache1Alloc` under `allocateBtreePage`); at 4 MiB it is full by the soak's first
-/// memory figure, after one minute.
+/// pages. A larger cache keeps filling with the writer's newly allocated pages for minutes of a
+/// soak, so the heap grows long after start; a small one is full within the first minute.
 ///
-/// Two reasons (issue 16, measured by hand on stores from `courier-fill` and by
-/// `bench/soak.sh`). The bundled SQLite is built with `SQLITE_ENABLE_MEMORY_MANAGEMENT`, under
+/// Why map the file: the bundled SQLite is built with `SQLITE_ENABLE_MEMORY_MANAGEMENT`, under
 /// which all connections' caches are one cache behind one mutex; a page read through the map
-/// skips it. Under concurrent filtered lists, locking and waiting for that mutex were over a
-/// quarter of the samples, and mapping took such a list from 2,847 to 4,920 requests/s on a
-/// 100,000-entry store. And the heap no longer grows with the store: with 64 MiB caches of file
-/// pages it followed the file's size through a soak. Mapped pages belong to the kernel's page
+/// skips it, so concurrent filtered lists no longer wait for each other on that mutex. And the
+/// heap no longer grows with the store, as it does with large caches of file pages. The figures
+/// behind both are in BENCHMARKS.md ("Findings" and "Soak"). Mapped pages belong to the kernel's page
 /// cache (RSS shows them as file-backed). SQLite only reads through the map; it writes with
 /// `write()` as before.
 const PAGE_SETTINGS: &str = "PRAGMA cache_size = -4096; PRAGMA mmap_size = 2147418112;";
@@ -208,8 +205,8 @@ pub(super) fn configure_reader(connection: &Connection) -> Result<(), StoreError
 /// All of SQLite's memory in the process, page caches included, that SQLite keeps under by
 /// reusing cached pages instead of allocating more (a soft limit: nothing fails above it).
 /// Without it, the five connections' caches grew whenever a transaction touched pages of the
-/// write-ahead log none of them held yet, in steps of megabytes through a soak (issue 16). With
-/// 4 MiB caches SQLite stays at 4.7–4.9 MiB through a soak, under this 8 MiB.
+/// write-ahead log none of them held yet, in steps of megabytes through a soak. With the 4 MiB
+/// caches above SQLite stays under this limit through a soak (BENCHMARKS.md, "Soak").
 const SQLITE_HEAP_SOFT_LIMIT: &str = "PRAGMA soft_heap_limit = 8388608;";
 
 fn configure(connection: &Connection) -> Result<(), StoreError> {

@@ -41,8 +41,9 @@ pub(super) fn cancel_in(
         &format!("{MARK_DELETED} workflow_run_id = ?1"),
         params![workflow_run_id],
     )?;
-    // A run whose only entries are past retention is gone already (decision 13): what is left
-    // of it is removed as the purge would, and the caller hears 404.
+    // A run whose only entries are past retention is gone already
+    // (`docs/decisions.md#d13-retention-and-dlq-size`): what is left of it is removed as the purge
+    // would, and the caller hears 404.
     Ok(live > 0 || (runs > 0 && expired == 0))
 }
 

@@ -1,0 +1,351 @@
+//! The repository's house rules, checked over every tracked file: each failure names every
+//! offender at once, so one run says everything that has to change.
+//!
+//! - every hand-written Rust module opens with a `//!` line saying what it is for;
+//! - no comment tells history (an issue number, a session) instead of a reason;
+//! - no hand-written Rust file is over 500 lines, but for the allow-list below;
+//! - every generated file carries the generator's header, and no other file does;
+//! - nothing points outside the repository, and every link to a decision names an anchor of
+//!   `docs/decisions.md`;
+//! - every package of the workspace takes the shared `[workspace.lints]`.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+use xtask::{SPEC_PATH, generate, workspace_root};
+
+/// The most lines a hand-written Rust file may have.
+const MAX_LINES: usize = 500;
+
+/// Hand-written files that are over [`MAX_LINES`] today, each to be split along its seams.
+/// This list must only shrink: an entry whose file is back under the limit (or gone) fails the
+/// test until it is removed, and nothing may be added to it.
+const OVER_LIMIT_ALLOWED: &[&str] = &[
+    "crates/conformance/src/models.rs",
+    "crates/service/src/admin.rs",
+    "crates/service/src/api.rs",
+    "crates/service/src/app.rs",
+    "crates/service/src/stats.rs",
+    "crates/service/tests/console.rs",
+    "crates/service/tests/faults.rs",
+    "tests/auth_matrix/main.rs",
+];
+
+/// The first line of every generated file starts so.
+const GENERATED_HEADER: &str = "// @generated ";
+
+/// The one file allowed to name a path outside the repository: CI passes the interface
+/// document's location to the tests that need it through an environment variable.
+const MAY_POINT_OUTSIDE: &[&str] = &[".ci/run"];
+
+/// Spellings of a path outside the repository.
+const OUTSIDE_PATHS: &[&str] = &[
+    "shared/interface.md",
+    "shared/design",
+    "../shared",
+    "/work/",
+];
+
+/// Where every decision is explained, with one `<a id="…">` per decision.
+const DECISIONS: &str = "docs/decisions.md";
+
+/// A tracked file: its path relative to the workspace root and its text (`None` when binary).
+struct Tracked {
+    path: String,
+    text: Option<String>,
+}
+
+fn tracked_files() -> Vec<Tracked> {
+    let root = workspace_root();
+    let output = Command::new("git")
+        .current_dir(root)
+        .args(["ls-files", "-z"])
+        .output()
+        .expect("git ls-files runs");
+    assert!(output.status.success(), "git ls-files failed");
+    String::from_utf8(output.stdout)
+        .expect("tracked paths are UTF-8")
+        .split('\0')
+        .filter(|path| !path.is_empty())
+        // A tracked file deleted in the working tree is not part of what is checked.
+        .filter(|path| root.join(path).is_file())
+        .map(|path| Tracked {
+            path: path.to_owned(),
+            text: std::fs::read_to_string(root.join(path)).ok(),
+        })
+        .collect()
+}
+
+/// The files `cargo xtask codegen` writes, from the generator itself.
+fn generated_paths() -> BTreeSet<&'static str> {
+    let spec = std::fs::read_to_string(workspace_root().join(SPEC_PATH)).expect("spec reads");
+    generate(&spec)
+        .expect("the spec generates")
+        .iter()
+        .map(|file| file.path)
+        .collect()
+}
+
+fn hand_written_rust(files: &[Tracked]) -> Vec<(&str, &str)> {
+    let generated = generated_paths();
+    files
+        .iter()
+        .filter(|file| file.path.ends_with(".rs") && !generated.contains(file.path.as_str()))
+        .filter_map(|file| Some((file.path.as_str(), file.text.as_deref()?)))
+        .collect()
+}
+
+/// Fails listing `offenders` under `rule` when there are any.
+fn assert_none(rule: &str, offenders: Vec<String>) {
+    assert!(
+        offenders.is_empty(),
+        "{rule}:\n  {}",
+        offenders.join("\n  ")
+    );
+}
+
+#[test]
+fn every_hand_written_module_says_what_it_is_for() {
+    let files = tracked_files();
+    let offenders = hand_written_rust(&files)
+        .into_iter()
+        .filter(|(_, text)| !text.starts_with("//!"))
+        .map(|(path, _)| path.to_owned())
+        .collect();
+    assert_none(
+        "hand-written Rust files that do not open with a `//!` line",
+        offenders,
+    );
+}
+
+/// The comment of one line, for the languages of the repository's code and scripts.
+fn comment_of<'a>(path: &str, line: &'a str) -> Option<&'a str> {
+    let trimmed = line.trim_start();
+    let hash_comments = [".sh", ".py", ".toml", ".yaml", ".yml"];
+    if path.ends_with(".rs") {
+        trimmed.strip_prefix("//")
+    } else if hash_comments.iter().any(|ext| path.ends_with(ext)) || path == ".ci/run" {
+        trimmed
+            .strip_prefix('#')
+            .filter(|_| !trimmed.starts_with("#!"))
+    } else {
+        None
+    }
+}
+
+/// Whether a comment refers to history instead of giving a reason.
+fn tells_history(comment: &str) -> bool {
+    let lower = comment.to_lowercase();
+    let numbered = |word: &str| {
+        lower.match_indices(word).any(|(at, _)| {
+            let rest = lower[at + word.len()..].trim_start_matches([' ', '#']);
+            rest.starts_with(|c: char| c.is_ascii_digit())
+        })
+    };
+    let sessions = [
+        "this session",
+        "previous session",
+        "earlier session",
+        "last session",
+    ];
+    numbered("issue") || numbered("ticket") || sessions.iter().any(|s| lower.contains(s))
+}
+
+#[test]
+fn no_comment_tells_history() {
+    let mut offenders = Vec::new();
+    for file in tracked_files() {
+        let Some(text) = &file.text else { continue };
+        for (number, line) in text.lines().enumerate() {
+            if comment_of(&file.path, line).is_some_and(tells_history) {
+                offenders.push(format!("{}:{}: {}", file.path, number + 1, line.trim()));
+            }
+        }
+    }
+    assert_none(
+        "comments that refer to an issue or a session (say the reason instead)",
+        offenders,
+    );
+}
+
+#[test]
+fn the_history_rule_tells_history_from_reasons() {
+    assert!(tells_history(" the drill of issue 16"));
+    assert!(tells_history(" see issue #20"));
+    assert!(tells_history(" measured in this session"));
+    assert!(!tells_history(" a session cookie for the console"));
+    assert!(!tells_history(" an issue with the socket: it closes early"));
+}
+
+#[test]
+fn no_hand_written_rust_file_is_over_the_limit_and_the_allow_list_only_shrinks() {
+    let files = tracked_files();
+    let rust = hand_written_rust(&files);
+    let mut offenders = Vec::new();
+    for (path, text) in &rust {
+        let lines = text.lines().count();
+        if lines > MAX_LINES && !OVER_LIMIT_ALLOWED.contains(path) {
+            offenders.push(format!("{path}: {lines} lines (split it along its seams)"));
+        }
+    }
+    for allowed in OVER_LIMIT_ALLOWED {
+        match rust.iter().find(|(path, _)| path == allowed) {
+            Some((_, text)) if text.lines().count() > MAX_LINES => {}
+            Some(_) => offenders.push(format!(
+                "{allowed}: now within {MAX_LINES} lines; remove it from OVER_LIMIT_ALLOWED"
+            )),
+            None => offenders.push(format!(
+                "{allowed}: no such hand-written file; remove it from OVER_LIMIT_ALLOWED"
+            )),
+        }
+    }
+    assert_none(
+        &format!("hand-written Rust files over {MAX_LINES} lines"),
+        offenders,
+    );
+}
+
+#[test]
+fn generated_files_carry_their_header_and_no_other_file_does() {
+    let generated = generated_paths();
+    let mut offenders = Vec::new();
+    for file in tracked_files() {
+        let Some(text) = &file.text else { continue };
+        let marked = text.starts_with(GENERATED_HEADER);
+        let is_generated = generated.contains(file.path.as_str());
+        if is_generated && !marked {
+            offenders.push(format!("{}: generated, without the header", file.path));
+        }
+        if marked && !is_generated {
+            offenders.push(format!(
+                "{}: carries the generated header, but codegen does not write it",
+                file.path
+            ));
+        }
+    }
+    for path in &generated {
+        if !workspace_root().join(path).is_file() {
+            offenders.push(format!("{path}: generated, but not in the tree"));
+        }
+    }
+    assert_none("generated files and their header", offenders);
+}
+
+/// `target` resolved against the directory of `from`, or `None` when it leaves the repository.
+fn resolve_inside(from: &str, target: &str) -> Option<PathBuf> {
+    let mut resolved = PathBuf::new();
+    let base = Path::new(from).parent().unwrap_or(Path::new(""));
+    for component in base.join(target).components() {
+        match component {
+            Component::Normal(part) => resolved.push(part),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !resolved.pop() {
+                    return None;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(resolved)
+}
+
+/// The relative targets of the Markdown links of `text` (`[text](target)`), without anchors.
+fn markdown_link_targets(text: &str) -> Vec<&str> {
+    text.match_indices("](")
+        .filter_map(|(at, _)| {
+            let rest = &text[at + 2..];
+            let target = &rest[..rest.find(')')?];
+            let path = target.split('#').next().unwrap_or("");
+            let external = path.contains("://") || path.starts_with("mailto:");
+            (!path.is_empty() && !external && !path.contains(' ')).then_some(path)
+        })
+        .collect()
+}
+
+/// The anchors `docs/decisions.md` defines.
+fn decision_anchors() -> BTreeSet<String> {
+    let text = std::fs::read_to_string(workspace_root().join(DECISIONS)).expect("decisions read");
+    text.match_indices("<a id=\"")
+        .filter_map(|(at, open)| {
+            let rest = &text[at + open.len()..];
+            Some(rest[..rest.find('"')?].to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn nothing_points_outside_the_repository_and_every_decision_link_resolves() {
+    let anchors = decision_anchors();
+    assert_eq!(anchors.len(), 19, "{DECISIONS} explains 19 decisions");
+    let mut offenders = Vec::new();
+    for file in tracked_files() {
+        let Some(text) = &file.text else { continue };
+        let path = file.path.as_str();
+        if !MAY_POINT_OUTSIDE.contains(&path) && path != "xtask/tests/tidy.rs" {
+            for outside in OUTSIDE_PATHS {
+                if text.contains(outside) {
+                    offenders.push(format!("{path}: names `{outside}`, outside the repository"));
+                }
+            }
+        }
+        if path.ends_with(".md") {
+            for target in markdown_link_targets(text) {
+                match resolve_inside(path, target) {
+                    None => {
+                        offenders.push(format!("{path}: links `{target}`, outside the repository"))
+                    }
+                    Some(resolved) if !workspace_root().join(&resolved).exists() => {
+                        offenders.push(format!("{path}: links `{target}`, which does not exist"));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        for (at, needle) in text.match_indices("decisions.md#") {
+            let rest = &text[at + needle.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .unwrap_or(rest.len());
+            let anchor = &rest[..end];
+            // `decisions.md#<anchor>` is how the documents name the form of a link.
+            let placeholder = rest.starts_with("<anchor>");
+            if !anchors.contains(anchor) && !placeholder && path != "xtask/tests/tidy.rs" {
+                offenders.push(format!(
+                    "{path}: links `{DECISIONS}#{anchor}`, no such anchor"
+                ));
+            }
+        }
+    }
+    assert_none("paths outside the repository and broken links", offenders);
+}
+
+#[test]
+fn every_package_takes_the_workspace_lints() {
+    let files = tracked_files();
+    let mut manifests: Vec<&Tracked> = files
+        .iter()
+        .filter(|file| file.path == "Cargo.toml" || file.path.ends_with("/Cargo.toml"))
+        // The fuzz targets are a workspace of their own, built with cargo-fuzz's flags.
+        .filter(|file| !file.path.starts_with("fuzz/"))
+        .collect();
+    manifests.sort_by(|a, b| a.path.cmp(&b.path));
+    let root = manifests
+        .iter()
+        .find(|file| file.path == "Cargo.toml")
+        .and_then(|file| file.text.as_deref())
+        .expect("the root manifest");
+    assert!(
+        root.contains("[workspace.lints.rust]") && root.contains("[workspace.lints.clippy]"),
+        "the root Cargo.toml defines [workspace.lints.rust] and [workspace.lints.clippy]"
+    );
+    let offenders = manifests
+        .iter()
+        .filter(|file| {
+            let text = file.text.as_deref().unwrap_or("");
+            text.contains("[package]") && !text.contains("[lints]\nworkspace = true")
+        })
+        .map(|file| format!("{}: no `[lints] workspace = true`", file.path))
+        .collect();
+    assert_none("packages that do not take the workspace lints", offenders);
+}
