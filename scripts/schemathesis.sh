@@ -20,7 +20,8 @@ run_seed() {
   python3 scripts/schemathesis-config.py "$base" demo-service-token >"$data/schemathesis.toml"
   st() {
     echo "--- seed $seed: $*"
-    schemathesis --config-file "$data/schemathesis.toml" run spec/openapi.yaml -u "$base" \
+    SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}" \
+      schemathesis --config-file "$data/schemathesis.toml" run spec/openapi.yaml -u "$base" \
       --checks all --max-time "$max_time" --seed "$seed" --no-color "$@"
   }
   st --include-operation-id listWorkflowDlq --include-operation-id getWorkflowDlq \

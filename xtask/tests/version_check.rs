@@ -77,7 +77,7 @@ fn rev(dir: &Path, rev: &str) -> String {
 }
 
 #[test]
-fn each_crate_is_checked_against_its_last_release_tag_else_the_commit_that_set_its_version() {
+fn each_crate_is_checked_against_its_last_release_tag_else_the_commit_before_its_version() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     git(dir, &["init", "-q", "-b", "main"]);
@@ -85,8 +85,12 @@ fn each_crate_is_checked_against_its_last_release_tag_else_the_commit_that_set_i
     git(dir, &["add", "."]);
     git(dir, &["commit", "-qm", "first release"]);
     let first = rev(dir, "HEAD");
-    // Two later commits that leave the versions alone: without tags the base stays at the
-    // commit that set the version, not HEAD~1, so a spec change two commits back is checked.
+    // Created at its version and never tagged: never released, so nothing to compare.
+    assert_eq!(last_release(dir, "courier-models", "crates/models"), None);
+    // A bump, then two commits that leave the versions alone: without tags the base is the last
+    // commit of the previous version, not HEAD~1, so every change since the bump is checked.
+    write_manifests(dir, ["0.2.0", "0.1.0", "0.1.0"]);
+    git(dir, &["commit", "-qam", "models 0.2.0, unreleased"]);
     for n in 0..2 {
         std::fs::write(dir.join("spec.yaml"), format!("change {n}")).unwrap();
         git(dir, &["add", "."]);
@@ -95,6 +99,8 @@ fn each_crate_is_checked_against_its_last_release_tag_else_the_commit_that_set_i
     let untagged = last_release(dir, "courier-models", "crates/models").unwrap();
     assert_eq!(untagged.rev, first);
     assert!(untagged.why.contains("no release tag"), "{}", untagged.why);
+    write_manifests(dir, ["0.1.0", "0.1.0", "0.1.0"]);
+    git(dir, &["commit", "-qam", "back to the released versions"]);
 
     // release-tags tags each current version where it was set.
     let created = create_release_tags(dir).unwrap();

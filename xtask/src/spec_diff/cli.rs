@@ -90,7 +90,9 @@ pub fn version_check(base: Option<String>) -> ExitCode {
             None => versions::last_release(root, krate, dir),
         };
         let Some(crate_base) = crate_base else {
-            println!("version-check: {krate} has no release and no commit yet; nothing to compare");
+            println!(
+                "version-check: {krate} has never been released (no release tag, and it was created at its current version): nothing to compare"
+            );
             continue;
         };
         match check_one(root, index, &crate_base) {

@@ -142,8 +142,11 @@ pub fn version_commit(root: &Path, dir: &str) -> Option<String> {
     .filter(|rev| !rev.is_empty())
 }
 
-/// The base a crate is checked against: its newest release tag reachable from `HEAD`, else the
-/// commit that set its version; `None` when the crate's manifest was never committed.
+/// The base a crate is checked against: its newest release tag reachable from `HEAD`; without
+/// one, the last commit of its previous version (the parent of the commit that set the current
+/// one), so every change made while the current version is unreleased is held to that one bump.
+/// `None` when there is nothing to compare: the crate has never been committed, or it was
+/// created at its current version and never released (it has no users a change could break).
 pub fn last_release(root: &Path, krate: &str, dir: &str) -> Option<Base> {
     let pattern = format!("{krate}-v*");
     let tags = git(
@@ -164,9 +167,14 @@ pub fn last_release(root: &Path, krate: &str, dir: &str) -> Option<Base> {
             why: format!("last release tag {tag}"),
         });
     }
-    version_commit(root, dir).map(|rev| Base {
-        why: format!("no release tag: the commit that set the version of {dir}/Cargo.toml"),
-        rev,
+    let set = version_commit(root, dir)?;
+    let previous = format!("{set}^");
+    file_at(root, &previous, &format!("{dir}/Cargo.toml"))?;
+    Some(Base {
+        rev: git(root, &["rev-parse", &previous])?,
+        why: format!(
+            "no release tag: the last commit before {dir}/Cargo.toml got its current version"
+        ),
     })
 }
 
