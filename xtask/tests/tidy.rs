@@ -24,7 +24,6 @@ const OVER_LIMIT_ALLOWED: &[&str] = &[
     "crates/conformance/src/models.rs",
     "crates/service/src/admin.rs",
     "crates/service/src/api.rs",
-    "crates/service/src/app.rs",
     "crates/service/src/stats.rs",
     "crates/service/tests/console.rs",
     "crates/service/tests/faults.rs",
@@ -33,6 +32,13 @@ const OVER_LIMIT_ALLOWED: &[&str] = &[
 
 /// The first line of every generated file starts so.
 const GENERATED_HEADER: &str = "// @generated ";
+
+/// JSON has no comments: a generated JSON file says so in its first key, `generated`.
+const GENERATED_JSON_KEY: &str = "{\n  \"generated\": \"";
+
+/// Generated files that carry no mark: `spec/openapi.json` is served byte for byte as the spec,
+/// so a mark would change the document; `codegen --check` holds it to `spec/openapi.yaml`.
+const GENERATED_UNMARKED: &[&str] = &["spec/openapi.json"];
 
 /// The one file allowed to name a path outside the repository: CI passes the interface
 /// document's location to the tests that need it through an environment variable.
@@ -211,9 +217,10 @@ fn generated_files_carry_their_header_and_no_other_file_does() {
     let mut offenders = Vec::new();
     for file in tracked_files() {
         let Some(text) = &file.text else { continue };
-        let marked = text.starts_with(GENERATED_HEADER);
+        let marked = text.starts_with(GENERATED_HEADER)
+            || (file.path.ends_with(".json") && text.starts_with(GENERATED_JSON_KEY));
         let is_generated = generated.contains(file.path.as_str());
-        if is_generated && !marked {
+        if is_generated && !marked && !GENERATED_UNMARKED.contains(&file.path.as_str()) {
             offenders.push(format!("{}: generated, without the header", file.path));
         }
         if marked && !is_generated {

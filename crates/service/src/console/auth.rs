@@ -275,10 +275,30 @@ fn cross_site_refusal(why: &str) -> Response {
     view::error_page(StatusCode::FORBIDDEN, "Cross-site request refused", why)
 }
 
+/// The sign-in form as the console reads it; what is missing is empty (or `None` for `next`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginForm {
+    pub username: String,
+    pub password: String,
+    /// Where to go after signing in, as sent: pass it through [`safe_next`].
+    pub next: Option<String>,
+}
+
+/// Reads a `POST /console/login` body (at most the console's form limit reaches here). Never
+/// fails: bytes that are not UTF-8 or not a form read as an empty form.
+pub fn read_login_form(body: &[u8]) -> LoginForm {
+    let form = Query::parse(std::str::from_utf8(body).unwrap_or(""));
+    LoginForm {
+        username: form.credential("username").unwrap_or_default(),
+        password: form.credential("password").unwrap_or_default(),
+        next: form.credential("next"),
+    }
+}
+
 /// Where to go after login: only a console path, so the parameter cannot send anyone elsewhere.
 /// Anything but visible ASCII (a control character would not fit a `Location` header) and any
 /// dot segment (which a browser resolves out of the console) fall back to the DLQ page.
-fn safe_next(next: Option<String>) -> String {
+pub fn safe_next(next: Option<String>) -> String {
     match next {
         Some(next)
             if (next == "/console" || next.starts_with("/console/"))
@@ -337,10 +357,11 @@ pub async fn login(
     let Ok(body) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
         return form_too_large();
     };
-    let form = Query::parse(std::str::from_utf8(&body).unwrap_or(""));
-    let username = form.credential("username").unwrap_or_default();
-    let password = form.credential("password").unwrap_or_default();
-    let next = form.credential("next");
+    let LoginForm {
+        username,
+        password,
+        next,
+    } = read_login_form(&body);
     if username.is_empty() || password.is_empty() {
         return view::login(
             StatusCode::BAD_REQUEST,

@@ -20,7 +20,8 @@ use axum::response::{Redirect, Response};
 use axum::routing::{get, post};
 use std::sync::Arc;
 
-pub use auth::{CSRF_FIELD, SESSION_COOKIE};
+pub use auth::{CSRF_FIELD, LoginForm, SESSION_COOKIE, read_login_form, safe_next};
+pub use view::login as login_form_page;
 
 /// What every console handler shares.
 pub struct Console {

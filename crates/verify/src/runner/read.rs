@@ -256,7 +256,7 @@ async fn compat_list(scene: &mut Scene<'_>, listing: &Listing) {
 async fn unauthorized(scene: &mut Scene<'_>) {
     let unknown = "courier-verify-absent";
     let index = "00000000-0000-4000-8000-000000000000";
-    let calls: [Call; 7] = [
+    let calls: [Call<'_>; 7] = [
         (LIST, vec![], vec![]),
         ("listDlqCompat", vec![], vec![("source", "workflow".into())]),
         ("getWorkflowDlq", vec![("dlqId", unknown)], vec![]),

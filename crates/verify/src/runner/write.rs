@@ -252,7 +252,7 @@ async fn unauthorized_writes(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) 
     let ids = seed_entries(scene, seed, tag, 1).await;
     let [id] = ids.as_slice() else { return };
     let run = format!("wfr_{tag}_0");
-    let calls: [Call; 5] = [
+    let calls: [Call<'_>; 5] = [
         ("deleteDlqMessage", vec![("dlqId", id)], vec![]),
         ("deleteWorkflowDlqMessage", vec![("dlqId", id)], vec![]),
         (

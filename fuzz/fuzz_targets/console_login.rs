@@ -1,0 +1,45 @@
+//! Fuzz target: the console's sign-in form as a hostile browser could post it. The bytes are the
+//! form body, read by `read_login_form` as `POST /console/login` reads it; the page that echoes
+//! the user name and `next` is rendered, and `next` goes through `safe_next`, the only way to the
+//! redirect after signing in. Panics on a crash, on a redirect that leaves the console or could
+//! not be a `Location` header (a control character, a dot segment), and on a page that echoes
+//! markup unescaped.
+#![no_main]
+
+use axum::http::{HeaderValue, StatusCode};
+use courier_service::console::{login_form_page, read_login_form, safe_next};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|body: &[u8]| {
+    let form = read_login_form(body);
+
+    let target = safe_next(form.next.clone());
+    assert!(
+        target == "/console" || target.starts_with("/console/"),
+        "{target:?}"
+    );
+    assert!(HeaderValue::from_str(&target).is_ok(), "{target:?}");
+    assert!(target.bytes().all(|byte| byte.is_ascii_graphic()), "{target:?}");
+    let path = target.split(['?', '#']).next().unwrap_or("");
+    assert!(
+        !path
+            .split('/')
+            .any(|segment| matches!(segment.to_ascii_lowercase().replace("%2e", ".").as_str(), "." | "..")),
+        "{target:?}"
+    );
+
+    let page = login_form_page(
+        StatusCode::BAD_REQUEST,
+        form.next.as_deref(),
+        &form.username,
+        Some("Enter the customer id and the management key."),
+    );
+    let html = futures::executor::block_on(axum::body::to_bytes(page.into_body(), usize::MAX))
+        .expect("a rendered page");
+    let html = String::from_utf8_lossy(&html);
+    for echoed in [Some(form.username.as_str()), form.next.as_deref()].into_iter().flatten() {
+        if echoed.contains(['<', '>', '"', '&']) {
+            assert!(!html.contains(echoed), "{echoed:?} echoed unescaped");
+        }
+    }
+});
