@@ -60,8 +60,15 @@ fn base_of_main(dir: &Path) -> String {
 }
 
 /// Writes the three published crates' manifests at `versions` (models, client, server).
-fn write_manifests(dir: &Path, versions: [&str; 3]) {
-    for (name, version) in ["models", "client", "server"].into_iter().zip(versions) {
+/// The manifests of models, client and server at `versions`, and courier-verify at 0.1.0.
+fn write_manifests(dir: &Path, [models, client, server]: [&str; 3]) {
+    let crates = [
+        ("models", models),
+        ("client", client),
+        ("server", server),
+        ("verify", "0.1.0"),
+    ];
+    for (name, version) in crates {
         let crate_dir = dir.join("crates").join(name);
         std::fs::create_dir_all(&crate_dir).unwrap();
         std::fs::write(
@@ -109,7 +116,8 @@ fn each_crate_is_checked_against_its_last_release_tag_else_the_commit_before_its
         [
             "courier-models-v0.1.0",
             "courier-client-v0.1.0",
-            "courier-server-v0.1.0"
+            "courier-server-v0.1.0",
+            "courier-verify-v0.1.0"
         ]
     );
     assert_eq!(rev(dir, "courier-client-v0.1.0^{commit}"), first);
