@@ -109,11 +109,11 @@ fn parse_dlq_filter(
                 ::std::option::Option::None,
             )?,
         label: crate::query::at_most("`label`", 100usize, query.strings("label")?)?,
-        failure_function_state: crate::query::at_most(
-            "`failureFunctionState` (with `failureCallbackState`)",
-            100usize,
-            {
-                let mut values = query
+        failure_function_state: {
+            let mut values = crate::query::at_most(
+                "`failureFunctionState`",
+                100usize,
+                query
                     .enum_values::<
                         ::courier_models::FailureFunctionState,
                     >(
@@ -124,9 +124,13 @@ fn parse_dlq_filter(
                             "CALLBACK_FAIL",
                             "CALLBACK_CANCELED",
                         ],
-                    )?;
-                values
-                    .extend(
+                    )?,
+            )?;
+            values
+                .extend(
+                    crate::query::at_most(
+                        "`failureCallbackState`",
+                        100usize,
                         query
                             .enum_values::<
                                 ::courier_models::FailureFunctionState,
@@ -139,19 +143,26 @@ fn parse_dlq_filter(
                                     "CALLBACK_CANCELED",
                                 ],
                             )?,
-                    );
-                values
-            },
-        )?,
-        caller_ip: crate::query::at_most(
-            "`callerIp` (with `callerIP`)",
-            100usize,
-            {
-                let mut values = query.strings("callerIp")?;
-                values.extend(query.strings("callerIP")?);
-                values
-            },
-        )?,
+                    )?,
+                );
+            values
+        },
+        caller_ip: {
+            let mut values = crate::query::at_most(
+                "`callerIp`",
+                100usize,
+                query.strings("callerIp")?,
+            )?;
+            values
+                .extend(
+                    crate::query::at_most(
+                        "`callerIP`",
+                        100usize,
+                        query.strings("callerIP")?,
+                    )?,
+                );
+            values
+        },
         flow_control_key: crate::query::at_most(
             "`flowControlKey`",
             100usize,

@@ -223,52 +223,33 @@ fn field_parser(param: &Param, aliases: &[&str]) -> (TokenStream, TokenStream) {
             }
             ParamKind::Strings => (
                 quote!(::std::vec::Vec<::std::string::String>),
-                capped(
-                    param,
-                    aliases,
-                    with_aliases(name, aliases, |key| quote!(query.strings(#key)?)),
-                ),
+                with_aliases(name, aliases, |key| {
+                    capped(param, key, quote!(query.strings(#key)?))
+                }),
             ),
             ParamKind::Enums { type_name, values } => {
                 let ty = model_path(type_name);
                 let values = string_list(values);
                 (
                     quote!(::std::vec::Vec<#ty>),
-                    capped(
-                        param,
-                        aliases,
-                        with_aliases(
-                            name,
-                            aliases,
-                            |key| quote!(query.enum_values::<#ty>(#key, #values)?),
-                        ),
-                    ),
+                    with_aliases(name, aliases, |key| {
+                        capped(param, key, quote!(query.enum_values::<#ty>(#key, #values)?))
+                    }),
                 )
             }
         }
     }
 }
 
-/// The values `read` gives, refused beyond the parameter's `maxItems` (counting the values of
-/// its other spellings `aliases` too).
-fn capped(param: &Param, aliases: &[&str], read: TokenStream) -> TokenStream {
+/// The values `read` gives of the spelling `key`, refused beyond the parameter's `maxItems`.
+/// Each spelling is held to the cap on its own, as the spec declares each of them: a request
+/// the spec allows (100 values of one spelling and 1 of the other) is never refused.
+fn capped(param: &Param, key: &str, read: TokenStream) -> TokenStream {
     let Some(max_items) = param.max_items else {
         return read;
     };
-    let quoted = |name: &str| format!("`{name}`");
-    let names = match aliases {
-        [] => quoted(&param.name),
-        _ => format!(
-            "{} (with {})",
-            quoted(&param.name),
-            aliases
-                .iter()
-                .map(|a| quoted(a))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    quote!(crate::query::at_most(#names, #max_items, #read)?)
+    let name = format!("`{key}`");
+    quote!(crate::query::at_most(#name, #max_items, #read)?)
 }
 
 /// Reads a multi-value parameter, then adds the values of each other spelling of it.
