@@ -157,6 +157,39 @@ fn tells_history(comment: &str) -> bool {
     numbered("issue") || numbered("ticket") || sessions.iter().any(|s| lower.contains(s))
 }
 
+/// Whether a comment names a decision by its number (the word, then digits), which a reader cannot
+/// follow, instead of its anchor in `docs/decisions.md`.
+fn names_a_decision_by_number(comment: &str) -> bool {
+    let lower = comment.to_lowercase();
+    lower.match_indices("decision").any(|(at, _)| {
+        let rest = lower[at + "decision".len()..].trim_start_matches([' ', '#', 's']);
+        rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+#[test]
+fn decisions_are_named_by_their_anchor() {
+    let mut offenders = Vec::new();
+    for file in tracked_files() {
+        let Some(text) = &file.text else { continue };
+        for (number, line) in text.lines().enumerate() {
+            if comment_of(&file.path, line).is_some_and(names_a_decision_by_number) {
+                offenders.push(format!("{}:{}: {}", file.path, number + 1, line.trim()));
+            }
+        }
+    }
+    assert_none(
+        "comments that name a decision by number (link docs/decisions.md#dN-... instead)",
+        offenders,
+    );
+    assert!(names_a_decision_by_number(
+        " after the credentials (decision 16)."
+    ));
+    assert!(!names_a_decision_by_number(
+        " (`docs/decisions.md#d16-order-of-checks`)"
+    ));
+}
+
 #[test]
 fn no_comment_tells_history() {
     let mut offenders = Vec::new();

@@ -1,5 +1,6 @@
 //! Who gets past the credentials and how much: the sign-in guard, the account's rate limit
-//! (decisions 16 and 18), and the deadline for reading a request's body.
+//! (`docs/decisions.md#d16-order-of-checks`, `docs/decisions.md#d18-rate-limit-headers`), and
+//! the deadline for reading a request's body.
 
 use crate::api::Service;
 use crate::signin::{CredentialKind, SignInGuard};
@@ -24,7 +25,7 @@ pub struct AdmitState {
     pub interface: Interface,
 }
 
-/// The sign-in guard, then the rate limit, after the credentials (decision 16). A client the
+/// The sign-in guard, then the rate limit, after the credentials (`docs/decisions.md#d16-order-of-checks`). A client the
 /// sign-in guard has closed gets 429 before its credentials are compared, and wrong credentials
 /// count as a failed sign-in of the client's address ([`crate::signin`]). A request whose
 /// credentials are missing or wrong goes on to the generated handler, which answers 401, and
@@ -106,7 +107,7 @@ fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
     courier_server::runtime::error(StatusCode::TOO_MANY_REQUESTS, message)
 }
 
-/// The rate-limit headers of an authenticated interface response (decision 18): the
+/// The rate-limit headers of an authenticated interface response (`docs/decisions.md#d18-rate-limit-headers`): the
 /// per-second window as `Burst-RateLimit-*` always; the daily limit as `RateLimit-*` on a
 /// success and on its own 429, but never on a per-second 429, whose `RateLimit-*` the official
 /// clients would read as the daily limit. `Retry-After` on every 429.
