@@ -77,6 +77,20 @@ impl<'a> Linter<'a> {
         let declared_tags: BTreeSet<&str> =
             openapi.tags.iter().map(|tag| tag.name.as_str()).collect();
         for (name, schema) in self.spec.components::<openapiv3::Schema>() {
+            // courier-server names each operation's types `{Operation}Request` and
+            // `{Operation}Response`; a model with either ending would read as one of them, or
+            // share its name outright, in any program that uses both crates.
+            if let Some(suffix) = ["Request", "Response"]
+                .into_iter()
+                .find(|suffix| name.ends_with(suffix))
+            {
+                self.error(
+                    format!("/components/schemas/{}", escape(name)),
+                    format!(
+                        "a schema name may not end in `{suffix}`: courier-server names each operation's own types that way (name the body for what it holds, as `WorkflowDlqPage`)"
+                    ),
+                );
+            }
             let Ok(schema) = schema else { continue };
             if let Some(rust_type) = extensions::rust_type(schema) {
                 let pointer = format!("/components/schemas/{}/x-courier-rust-type", escape(name));
@@ -388,6 +402,16 @@ mod tests {
                 "404": {"description": "nf", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
             }
         })
+    }
+
+    #[test]
+    fn a_schema_named_like_a_servers_response_type_is_reported() {
+        let mut spec = spec_with_operation(good_operation());
+        spec["components"]["schemas"]["ListThingsResponse"] = json!({"type": "object"});
+        let errors = lint_json(spec);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].pointer, "/components/schemas/ListThingsResponse");
+        assert!(errors[0].message.contains("`Response`"), "{}", errors[0]);
     }
 
     #[test]

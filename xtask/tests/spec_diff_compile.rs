@@ -140,15 +140,15 @@ const PROGRAMS: &[Program] = &[
                 async fn cancel_workflow_run(&self, _: (), _: CancelWorkflowRunRequest) -> CancelWorkflowRunResponse { CancelWorkflowRunResponse::Ok }
                 async fn delete_dlq_message(&self, _: (), _: DeleteDlqMessageRequest) -> DeleteDlqMessageResponse { DeleteDlqMessageResponse::Ok }
                 async fn delete_workflow_dlq_bulk(&self, _: (), _: DeleteWorkflowDlqBulkRequest) -> DeleteWorkflowDlqBulkResponse {
-                    DeleteWorkflowDlqBulkResponse::Ok(courier_models::DeleteWorkflowDlqResponse { cursor: None, deleted: 0 })
+                    DeleteWorkflowDlqBulkResponse::Ok(courier_models::BulkDeleteResult { cursor: None, deleted: 0 })
                 }
                 async fn get_url_group(&self, _: (), _: GetUrlGroupRequest) -> GetUrlGroupResponse { GetUrlGroupResponse::NotFound(error_body("none")) }
                 async fn get_workflow_dlq(&self, _: (), _: GetWorkflowDlqRequest) -> GetWorkflowDlqResponse { GetWorkflowDlqResponse::NotFound(error_body("none")) }
                 async fn list_workflow_dlq(&self, _: (), _: ListWorkflowDlqRequest) -> ListWorkflowDlqResponse {
-                    ListWorkflowDlqResponse::Ok(courier_models::ListWorkflowDlqResponse { cursor: None, messages: vec![] }.into())
+                    ListWorkflowDlqResponse::Ok(courier_models::WorkflowDlqPage { cursor: None, messages: vec![] }.into())
                 }
                 async fn cancel_workflow_runs(&self, _: (), _: CancelWorkflowRunsRequest) -> CancelWorkflowRunsResponse {
-                    CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse { cursor: None, cancelled: 0 })
+                    CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResult { cursor: None, cancelled: 0 })
                 }
             }"#,
         old: true,

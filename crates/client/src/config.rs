@@ -130,6 +130,15 @@ impl HttpOptions {
         for (host, address) in &self.resolve {
             builder = builder.resolve(host, *address);
         }
+        #[cfg(feature = "rustls")]
+        {
+            let roots =
+                crate::tls::certificates(&self.root_certificates_pem).map_err(ConfigError)?;
+            let tls = crate::tls::client_config(roots)
+                .map_err(|e| ConfigError(format!("cannot set up TLS: {}", with_causes(&e))))?;
+            builder = builder.tls_backend_preconfigured(tls);
+        }
+        #[cfg(all(feature = "native-tls", not(feature = "rustls")))]
         for pem in &self.root_certificates_pem {
             let certificates = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
                 ConfigError(format!(

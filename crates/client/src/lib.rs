@@ -45,7 +45,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! TLS: rustls by default (feature `rustls`), the system's TLS with feature `native-tls`;
+//! TLS: rustls with the ring provider by default (feature `rustls`), the system's TLS with feature `native-tls`;
 //! trusted roots are the platform's (or `SSL_CERT_FILE`'s) plus
 //! [`add_root_certificate_pem`](MessagingClientBuilder::add_root_certificate_pem).
 
@@ -63,6 +63,8 @@ pub mod dlq;
 pub mod error;
 pub mod hooks;
 pub mod retry;
+#[cfg(feature = "rustls")]
+mod tls;
 pub mod values;
 
 #[rustfmt::skip]

@@ -52,7 +52,7 @@ fn is_hosted_dlq_id(id: &str) -> bool {
 
 #[test]
 fn list_page() {
-    let page: ListWorkflowDlqResponse = load("list_workflow_dlq.json");
+    let page: WorkflowDlqPage = load("list_workflow_dlq.json");
     assert_eq!(page.messages.len(), 2);
     let raw: Value =
         serde_json::from_str(&read(&fixtures_dir().join("list_workflow_dlq.json"))).unwrap();
@@ -95,7 +95,7 @@ fn single_failed_run() {
 
 #[test]
 fn bulk_delete_result() {
-    let result: DeleteWorkflowDlqResponse = load("delete_workflow_dlq.json");
+    let result: BulkDeleteResult = load("delete_workflow_dlq.json");
     assert_eq!(result.deleted, 100);
     assert!(result.cursor.as_deref().is_some_and(is_hosted_dlq_id));
 }

@@ -433,7 +433,7 @@ fn section_4_1_list_response() {
     second.body_base64 = Some(STANDARD.encode(NON_UTF8_REQUEST));
     second.response_body = Some("upstream: «indisponible» ⚠".to_owned());
     second.response_body_base64 = None;
-    let page = ListWorkflowDlqResponse {
+    let page = WorkflowDlqPage {
         // The cursor the service gives after that entry (the spec's `DlqCursor` pattern).
         cursor: Some("d1.313735323832393239353530352d31".to_owned()),
         messages: vec![dlq_message(), second],
@@ -443,7 +443,7 @@ fn section_4_1_list_response() {
 
 #[test]
 fn section_4_3_bulk_delete_response() {
-    let deleted = DeleteWorkflowDlqResponse {
+    let deleted = BulkDeleteResult {
         cursor: Some("d1.313735323832393239353530352d3939".to_owned()),
         deleted: 100,
     };

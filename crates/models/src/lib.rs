@@ -7,7 +7,7 @@
 //!
 //! | interface section | type |
 //! |---|---|
-//! | 2.1 failed run in a list | [`WorkflowDlqMessage`] (in [`ListWorkflowDlqResponse`]) |
+//! | 2.1 failed run in a list | [`WorkflowDlqMessage`] (in [`WorkflowDlqPage`]) |
 //! | 2.2 single failed run | [`FailedWorkflowRun`] with [`FailureCallbackInfo`] |
 //! | 2.3 URL group | [`UrlGroup`], [`UrlGroupEndpoint`] |
 //! | 2.4 error body | [`ErrorBody`] |
@@ -16,7 +16,7 @@
 //! | 2.7 index statistics | [`SearchIndexStats`] |
 //! | 2.8 account statistics | [`AccountStats`] |
 //! | 2.9 messaging account | [`MessagingAccount`] |
-//! | 4.3 bulk delete result | [`DeleteWorkflowDlqResponse`] |
+//! | 4.3 bulk delete result | [`BulkDeleteResult`] |
 //!
 //! Optional fields are `Option`s that are omitted when `None`; unknown fields are ignored on
 //! read, so payloads from newer services still deserialise.
@@ -33,7 +33,7 @@
 //! implement `Default`.
 //!
 //! ```
-//! use courier_models::{FailedWorkflowRun, Headers, ListWorkflowDlqResponse};
+//! use courier_models::{FailedWorkflowRun, Headers, WorkflowDlqPage};
 //! let run: FailedWorkflowRun = FailedWorkflowRun::builder()
 //!     .dlq_id("1761240845000-0")
 //!     .message_id("msg_1")
@@ -54,7 +54,7 @@
 //! let missing: Result<FailedWorkflowRun, _> = FailedWorkflowRun::builder().dlq_id("x").try_into();
 //! assert!(missing.unwrap_err().to_string().contains("no value supplied for"));
 //!
-//! assert!(ListWorkflowDlqResponse::default().messages.is_empty());
+//! assert!(WorkflowDlqPage::default().messages.is_empty());
 //! ```
 //!
 //! Features: `schemars` derives `schemars::JsonSchema` (schemars 1.x) for every type.

@@ -10,7 +10,7 @@ use crate::stats::{self, Usage};
 use crate::store::{DlqFilter, PageQuery, Store, StoreError};
 use crate::time::now_ms;
 use crate::wire::page_json;
-use courier_models::{DeleteWorkflowDlqResponse, MessagingAccount};
+use courier_models::{BulkDeleteResult, MessagingAccount};
 use courier_server::auth::constant_time_eq;
 use courier_server::runtime::{JsonBody, error_body};
 use courier_server::*;
@@ -321,12 +321,10 @@ impl MessagingApi for Service {
             Store::delete_dlq_matching,
         );
         match bulk.await {
-            Ok((deleted, next_after)) => {
-                DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse {
-                    deleted: deleted as i64,
-                    cursor: next_after.as_deref().map(cursor::encode),
-                })
-            }
+            Ok((deleted, next_after)) => DeleteWorkflowDlqBulkResponse::Ok(BulkDeleteResult {
+                deleted: deleted as i64,
+                cursor: next_after.as_deref().map(cursor::encode),
+            }),
             Err(error) => {
                 write_failure!(DeleteWorkflowDlqBulkResponse, "deleting DLQ entries", error)
             }
@@ -422,7 +420,7 @@ impl MessagingApi for Service {
         match result {
             Ok((cancelled, next_after)) => {
                 self.count_cancelled(cancelled);
-                CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse {
+                CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResult {
                     cancelled: cancelled as i64,
                     cursor: next_after.as_deref().map(cursor::encode),
                 })

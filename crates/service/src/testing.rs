@@ -8,6 +8,17 @@ use crate::app::{Config, bind, open_service, serve};
 use std::net::SocketAddr;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_rustls::rustls::pki_types::CertificateDer;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+
+/// The admin API's HTTP client, trusting `roots` (the test CA of an HTTPS service).
+fn admin_client(roots: &[CertificateDer<'static>]) -> reqwest::Client {
+    let tls = crate::tls::client_config(roots).expect("the test CA makes a TLS configuration");
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .expect("an HTTP client for the admin API")
+}
 
 /// A running service with known credentials. Stops (and deletes its data) when dropped.
 pub struct TestService {
@@ -28,19 +39,17 @@ pub struct TestService {
 impl TestService {
     /// Starts a fresh service: new data dir, random credentials, admin API enabled.
     pub async fn start() -> TestService {
-        TestService::start_with(None, reqwest::Client::new()).await
+        TestService::start_with(None, admin_client(&[])).await
     }
 
     /// Like [`TestService::start`], serving HTTPS with `tls` (see [`crate::tls::from_pem`]);
     /// [`TestService::base_url`] then starts with `https://`, and [`TestService::admin`]
     /// trusts `root_pem`, the CA that signed the service's certificate.
     pub async fn start_https(tls: crate::tls::ServerTls, root_pem: &[u8]) -> TestService {
-        let root = reqwest::Certificate::from_pem(root_pem).expect("a PEM CA certificate");
-        let admin_http = reqwest::Client::builder()
-            .add_root_certificate(root)
-            .build()
-            .expect("an HTTPS client for the admin API");
-        TestService::start_with(Some(tls), admin_http).await
+        let roots: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(root_pem)
+            .collect::<Result<_, _>>()
+            .expect("a PEM CA certificate");
+        TestService::start_with(Some(tls), admin_client(&roots)).await
     }
 
     async fn start_with(

@@ -29,7 +29,7 @@ pub fn from_der(
     chain: Vec<CertificateDer<'static>>,
     key: PrivateKeyDer<'static>,
 ) -> Result<ServerTls, String> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS setup failed: {e}"))?
@@ -49,4 +49,22 @@ pub fn from_pem(cert_pem: &[u8], key_pem: &[u8]) -> Result<ServerTls, String> {
     let key =
         PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| format!("cannot read the key: {e}"))?;
     from_der(chain, key)
+}
+
+/// An HTTPS client configuration trusting `roots` alone (none: the client speaks plain HTTP),
+/// with ring, like the server: reqwest's own provider would bring a second crypto library.
+pub fn client_config(roots: &[CertificateDer<'static>]) -> Result<rustls::ClientConfig, String> {
+    let mut store = rustls::RootCertStore::empty();
+    for root in roots {
+        store
+            .add(root.clone())
+            .map_err(|e| format!("not a usable CA certificate: {e}"))?;
+    }
+    Ok(rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| format!("TLS setup failed: {e}"))?
+    .with_root_certificates(store)
+    .with_no_client_auth())
 }

@@ -1,18 +1,18 @@
 //! List pages assembled from the entries' stored JSON: the envelope of a
-//! `ListWorkflowDlqResponse` written around bytes the store kept since insert, equal byte for
+//! `WorkflowDlqPage` written around bytes the store kept since insert, equal byte for
 //! byte to what serde writes for the same page (the tests below hold it to that).
 
-use courier_models::ListWorkflowDlqResponse;
+use courier_models::WorkflowDlqPage;
 
-/// The JSON of a `ListWorkflowDlqResponse` with this `cursor` whose `messages` are `messages`,
+/// The JSON of a `WorkflowDlqPage` with this `cursor` whose `messages` are `messages`,
 /// each already the JSON of a `WorkflowDlqMessage`.
 pub fn page_json(cursor: Option<String>, messages: &[String]) -> Vec<u8> {
     // Every field of the page by name, no `..`: a field added to the spec's page is a compile
     // error here until it is written below.
-    let ListWorkflowDlqResponse {
+    let WorkflowDlqPage {
         cursor,
         messages: _,
-    } = ListWorkflowDlqResponse {
+    } = WorkflowDlqPage {
         cursor,
         messages: Vec::new(),
     };
@@ -59,7 +59,7 @@ mod tests {
             (Some("c".to_owned()), 0),
             (None, 0),
         ] {
-            let typed = ListWorkflowDlqResponse {
+            let typed = WorkflowDlqPage {
                 cursor: cursor.clone(),
                 messages: listed[..count].to_vec(),
             };

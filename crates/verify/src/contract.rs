@@ -176,7 +176,7 @@ mod tests {
             (list.method.as_str(), list.path.as_str()),
             ("GET", "/v2/workflows/dlq")
         );
-        assert_eq!(list.success_schema_name(), Some("ListWorkflowDlqResponse"));
+        assert_eq!(list.success_schema_name(), Some("WorkflowDlqPage"));
         assert!(list.response(418).is_none());
         let get = contract
             .operation_for("get", "/v2/workflows/dlq/abc")

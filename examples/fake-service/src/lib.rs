@@ -266,7 +266,7 @@ impl MessagingApi for Fake {
             .iter()
             .filter(|id| state.entries.remove(*id).is_some())
             .count();
-        DeleteWorkflowDlqBulkResponse::Ok(courier_models::DeleteWorkflowDlqResponse {
+        DeleteWorkflowDlqBulkResponse::Ok(courier_models::BulkDeleteResult {
             deleted: deleted as i64,
             cursor,
         })
@@ -302,7 +302,7 @@ impl MessagingApi for Fake {
         state
             .entries
             .retain(|_, entry| !runs.iter().any(|run| entry["workflowRunId"] == json!(run)));
-        CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse {
+        CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResult {
             cancelled: cancelled as i64,
             cursor: None,
         })

@@ -21,7 +21,7 @@ impl MessagingApi for Fixed {
 
     async fn list_workflow_dlq(&self, _: (), _: ListWorkflowDlqRequest) -> ListWorkflowDlqResponse {
         ListWorkflowDlqResponse::Ok(
-            courier_models::ListWorkflowDlqResponse {
+            courier_models::WorkflowDlqPage {
                 cursor: None,
                 messages: Vec::new(),
             }
@@ -66,7 +66,7 @@ impl MessagingApi for Fixed {
         _: (),
         _: CancelWorkflowRunsRequest,
     ) -> CancelWorkflowRunsResponse {
-        CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse {
+        CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResult {
             cancelled: 0,
             cursor: None,
         })

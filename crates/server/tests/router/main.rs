@@ -6,8 +6,6 @@ use courier_models::*;
 use courier_server::auth::constant_time_eq;
 use courier_server::runtime::error_body;
 use courier_server::*;
-// The operation enum, not the models' body of the same name (glob imports are ambiguous).
-use courier_server::ListWorkflowDlqResponse;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -148,7 +146,7 @@ impl MessagingApi for InMemory {
         } else {
             None
         };
-        ListWorkflowDlqResponse::Ok(ListWorkflowDlqResponse_ { cursor, messages }.into())
+        ListWorkflowDlqResponse::Ok(WorkflowDlqPage { cursor, messages }.into())
     }
 
     async fn get_workflow_dlq(
@@ -178,7 +176,7 @@ impl MessagingApi for InMemory {
             .filter(|id| entries.remove(*id).is_some())
             .count() as i64;
         let cursor = request.dlq_ids.is_empty().then(|| "next".to_owned());
-        DeleteWorkflowDlqBulkResponse::Ok(DeleteWorkflowDlqResponse { cursor, deleted })
+        DeleteWorkflowDlqBulkResponse::Ok(BulkDeleteResult { cursor, deleted })
     }
 
     async fn delete_dlq_message(
@@ -225,7 +223,7 @@ impl MessagingApi for InMemory {
         request: CancelWorkflowRunsRequest,
     ) -> CancelWorkflowRunsResponse {
         let cancelled = self.cancel_runs(|run| request.workflow_run_ids.iter().any(|id| id == run));
-        CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResponse {
+        CancelWorkflowRunsResponse::Ok(courier_models::BulkCancelResult {
             cancelled: cancelled as i64,
             cursor: None,
         })
@@ -357,11 +355,6 @@ impl ManagementApi for InMemory {
         RotateTokenResponse::Ok(account(&token))
     }
 }
-
-/// The list response type of the models, under a name that does not clash with the server's
-/// `ListWorkflowDlqResponse` enum.
-#[allow(non_camel_case_types)]
-type ListWorkflowDlqResponse_ = courier_models::ListWorkflowDlqResponse;
 
 struct Served {
     base: String,

@@ -154,10 +154,7 @@ impl VerifierBuilder {
             Some(url) => parse_url(url)?,
             None => messaging_url.clone(),
         };
-        let client = reqwest::Client::builder()
-            .timeout(self.timeout)
-            .build()
-            .map_err(|e| ConfigError::Client(e.to_string()))?;
+        let client = http_client(self.timeout)?;
         let seed = match (self.seed, &self.admin_token) {
             (Some(seed), _) => Some(seed),
             (None, Some(token)) => Some(Arc::new(AdminSeed::new(
@@ -402,3 +399,27 @@ impl Verifier {
 }
 
 pub(crate) use scenario;
+
+/// The HTTP client of every scenario; with feature `rustls`, HTTPS with ring and the platform's
+/// roots, handed to reqwest whole (as courier-client does, and for its reason: reqwest's own
+/// provider is aws-lc-rs, a C build, and a library must not install a process-wide one).
+fn http_client(timeout: Duration) -> Result<reqwest::Client, ConfigError> {
+    let builder = reqwest::Client::builder().timeout(timeout);
+    #[cfg(feature = "rustls")]
+    let builder = {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
+            .map_err(|e| ConfigError::Client(e.to_string()))?;
+        builder.tls_backend_preconfigured(
+            rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map_err(|e| ConfigError::Client(e.to_string()))?
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(verifier))
+                .with_no_client_auth(),
+        )
+    };
+    builder
+        .build()
+        .map_err(|e| ConfigError::Client(e.to_string()))
+}
