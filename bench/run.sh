@@ -77,7 +77,7 @@ log() { printf '[bench %4ss] %s\n' "$SECONDS" "$*" >&2; }
 profile=release
 [ "$smoke" -eq 1 ] && profile=debug
 log "building $profile binaries"
-cargo build --quiet $([ "$profile" = release ] && echo --release) -p courier-service -p courier-bench
+cargo build --quiet $([ "$profile" = release ] && echo --release) -p courier-cli -p courier-bench
 bin="${CARGO_TARGET_DIR:-target}/$profile"
 courier=$bin/courier
 fill=$bin/courier-fill

@@ -14,7 +14,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
-cargo build --quiet --release -p courier-service
+cargo build --quiet --release -p courier-cli
 port=${SOAK_PORT:-18484}
 data=$(mktemp -d)
 export SOAK_TOKEN=soak-service-token SOAK_ADMIN=soak-admin-token-0

@@ -7,7 +7,7 @@ start_demo_service() {
   shift
   data=$(mktemp -d)
   base="http://127.0.0.1:$port"
-  cargo build --quiet -p courier-service --bins
+  cargo build --quiet -p courier-cli --bins
   "${CARGO_TARGET_DIR:-target}/debug/courier" serve --demo --listen "127.0.0.1:$port" --data-dir "$data" "$@" >"$data/serve.log" 2>&1 &
   demo_server=$!
   trap 'kill "$demo_server" 2>/dev/null || true; wait "$demo_server" 2>/dev/null || true; rm -rf "$data"' EXIT

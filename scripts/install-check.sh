@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cargo install --path crates/service` gives a working `courier`: installs into a throwaway
+# `cargo install --path crates/cli` gives a working `courier`: installs into a throwaway
 # --root, starts the installed binary with demo data and asks it for a failed run. `--debug`
 # and the workspace's target dir reuse CI's build cache (a release build would cost minutes on
 # 2 cores and prove nothing more about the install); `--locked` installs the tested versions.
@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 port=${INSTALL_CHECK_PORT:-18384}
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(pwd)/target}"
-cargo install --quiet --locked --debug --path crates/service --root "$work/root"
+cargo install --quiet --locked --debug --path crates/cli --root "$work/root"
 courier="$work/root/bin/courier"
 test -x "$courier"
 "$courier" --version | grep -Eq '^courier [0-9]+\.[0-9]+\.[0-9]+'
@@ -21,4 +21,4 @@ for _ in $(seq 1 100); do
 done
 curl -sf -H 'Authorization: Bearer demo-service-token' \
   "http://127.0.0.1:$port/v2/workflows/dlq?count=1" | grep -q '"dlqId"'
-echo "install check: cargo install --path crates/service gave a courier that serves the demo DLQ"
+echo "install check: cargo install --path crates/cli gave a courier that serves the demo DLQ"

@@ -46,7 +46,7 @@ printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >"$work/ext.cn
 openssl x509 -req -in "$work/cert.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial \
   -days 1 -extfile "$work/ext.cnf" -out "$work/cert.pem" 2>/dev/null
 
-cargo build --quiet -p courier-service --bins
+cargo build --quiet -p courier-cli --bins
 # A fresh data dir per run: each run deletes one entry and then expects the demo's count.
 serve() {
   rm -rf "$work/data"

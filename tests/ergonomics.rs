@@ -3,9 +3,12 @@
 //! `count` and `period`, a DLQ stream that owns its client and needs no pinning, and header
 //! types that do not clash with `http`'s.
 
+mod common;
+
+use common::{fails, ok};
 use courier_client::models::{FailureFunctionState, StatsPeriod, WorkflowDlqMessage};
 use courier_client::{CourierError, DlqFilter, Paging, management, messaging};
-use courier_service::testing::{TestService, fails, ok};
+use courier_service::testing::TestService;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use serde_json::json;

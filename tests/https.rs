@@ -2,9 +2,12 @@
 //! made by rcgen: trusted through the builder, through `SSL_CERT_FILE`, through the region URL
 //! template; and the failures a newcomer meets, one line each and not retried.
 
+mod common;
+
+use common::{fails, ok};
 use courier_client::models::StatsPeriod;
 use courier_client::{CourierError, DlqFilter, Region, RetryPolicy, management, messaging};
-use courier_service::testing::{TestService, fails, ok};
+use courier_service::testing::TestService;
 use futures::TryStreamExt;
 use serde_json::json;
 use std::error::Error as _;

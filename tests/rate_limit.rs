@@ -2,8 +2,11 @@
 //! answers 429 with `Burst-RateLimit-*`, `max_requests_per_day_hard` with `RateLimit-*`, both with
 //! `Retry-After`; and a client whose retries honour them.
 
+mod common;
+
+use common::fails;
 use courier_client::{RetryPolicy, messaging};
-use courier_service::testing::{TestService, fails};
+use courier_service::testing::TestService;
 use serde_json::json;
 
 async fn limit_to(service: &TestService, per_second: u64) {

@@ -7,9 +7,10 @@
 mod common;
 use courier_service::time::now_ms;
 
+use common::{fails, ok};
 use courier_client::models::*;
 use courier_client::{CourierError, management, messaging};
-use courier_service::testing::{TestService, fails, ok};
+use courier_service::testing::TestService;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::num::NonZeroU64;

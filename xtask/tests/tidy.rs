@@ -25,8 +25,8 @@ const OVER_LIMIT_ALLOWED: &[&str] = &[
     "crates/service/src/admin.rs",
     "crates/service/src/api.rs",
     "crates/service/src/stats.rs",
-    "crates/service/tests/console.rs",
-    "crates/service/tests/faults.rs",
+    "crates/cli/tests/console.rs",
+    "crates/cli/tests/faults.rs",
     "tests/auth_matrix/main.rs",
 ];
 

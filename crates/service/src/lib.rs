@@ -21,6 +21,7 @@ pub mod signin;
 pub mod spec_docs;
 pub mod stats;
 pub mod store;
+#[cfg(feature = "testing")]
 pub mod testing;
 pub mod time;
 pub mod tls;

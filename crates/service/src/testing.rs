@@ -197,19 +197,3 @@ impl Drop for TestService {
         }
     }
 }
-
-/// The answer of a client call that must succeed; `what` names the call if it fails.
-pub async fn ok<T>(
-    what: &str,
-    sent: impl Future<Output = Result<courier_client::ResponseValue<T>, courier_client::CourierError>>,
-) -> T {
-    sent.await.expect(what).into_inner()
-}
-
-/// The error of a client call that must fail; `what` names the call if it succeeds.
-pub async fn fails<T: std::fmt::Debug>(
-    what: &str,
-    sent: impl Future<Output = Result<T, courier_client::CourierError>>,
-) -> courier_client::CourierError {
-    sent.await.expect_err(what)
-}

@@ -50,6 +50,7 @@ pub struct VerifierBuilder {
     seed: Option<Arc<dyn Seed>>,
     write: bool,
     timeout: Duration,
+    root_certificates_pem: Vec<Vec<u8>>,
     progress: Option<Progress>,
 }
 
@@ -74,6 +75,7 @@ impl Verifier {
             seed: None,
             write: false,
             timeout: Duration::from_secs(30),
+            root_certificates_pem: Vec::new(),
             progress: None,
         }
     }
@@ -139,6 +141,13 @@ impl VerifierBuilder {
         self
     }
 
+    /// Also trust the CA certificate(s) in this PEM text, besides the platform's roots (feature
+    /// `rustls`): for a private CA or a local `courier serve --tls-cert`.
+    pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.root_certificates_pem.push(pem.into());
+        self
+    }
+
     /// Called with each scenario's result as it ends (a progress line, say).
     pub fn on_scenario(
         mut self,
@@ -154,7 +163,7 @@ impl VerifierBuilder {
             Some(url) => parse_url(url)?,
             None => messaging_url.clone(),
         };
-        let client = http_client(self.timeout)?;
+        let client = http_client(self.timeout, &self.root_certificates_pem)?;
         let seed = match (self.seed, &self.admin_token) {
             (Some(seed), _) => Some(seed),
             (None, Some(token)) => Some(Arc::new(AdminSeed::new(
@@ -403,22 +412,47 @@ pub(crate) use scenario;
 /// The HTTP client of every scenario; with feature `rustls`, HTTPS with ring and the platform's
 /// roots, handed to reqwest whole (as courier-client does, and for its reason: reqwest's own
 /// provider is aws-lc-rs, a C build, and a library must not install a process-wide one).
-fn http_client(timeout: Duration) -> Result<reqwest::Client, ConfigError> {
+fn http_client(timeout: Duration, roots_pem: &[Vec<u8>]) -> Result<reqwest::Client, ConfigError> {
     let builder = reqwest::Client::builder().timeout(timeout);
     #[cfg(feature = "rustls")]
     let builder = {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+        let client_error = |e: &dyn std::fmt::Display| ConfigError::Client(e.to_string());
+        let mut roots = Vec::new();
+        for pem in roots_pem {
+            let before = roots.len();
+            for certificate in CertificateDer::pem_slice_iter(pem) {
+                roots.push(certificate.map_err(|e| client_error(&e))?);
+            }
+            if roots.len() == before {
+                return Err(ConfigError::Client(
+                    "the root certificate PEM holds no certificate".into(),
+                ));
+            }
+        }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
-            .map_err(|e| ConfigError::Client(e.to_string()))?;
+        let verifier = if roots.is_empty() {
+            rustls_platform_verifier::Verifier::new(provider.clone())
+        } else {
+            rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider.clone())
+        }
+        .map_err(|e| client_error(&e))?;
         builder.tls_backend_preconfigured(
             rustls::ClientConfig::builder_with_provider(provider)
                 .with_safe_default_protocol_versions()
-                .map_err(|e| ConfigError::Client(e.to_string()))?
+                .map_err(|e| client_error(&e))?
                 .dangerous()
                 .with_custom_certificate_verifier(Arc::new(verifier))
                 .with_no_client_auth(),
         )
     };
+    #[cfg(not(feature = "rustls"))]
+    if !roots_pem.is_empty() {
+        return Err(ConfigError::Client(
+            "a root certificate needs the rustls feature of courier-verify".into(),
+        ));
+    }
     builder
         .build()
         .map_err(|e| ConfigError::Client(e.to_string()))

@@ -1,7 +1,7 @@
 //! `courier`: the reference service of the courier interface, run with `courier serve`, and a
 //! client for it (or the hosted service) from a terminal: `courier dlq …`, `courier stats …`.
 
-mod cli;
+mod client;
 
 use clap::{CommandFactory, FromArgMatches as _, Parser, Subcommand};
 use courier_service::account::InitialCredentials;
@@ -17,7 +17,7 @@ use std::process::ExitCode;
     name = "courier",
     version,
     about = "A faithful local version of the workflow DLQ, messaging and management interface, and a client for it",
-    after_help = cli::AFTER_HELP
+    after_help = client::AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -31,7 +31,7 @@ enum Command {
     /// Serve the messaging and management interfaces.
     Serve(ServeArgs),
     #[command(flatten)]
-    Client(cli::ClientCommand),
+    Client(client::ClientCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Example:\n  courier completions zsh > ~/.zfunc/_courier")]
     Completions {
@@ -146,7 +146,7 @@ fn main() -> ExitCode {
 }
 
 async fn run() -> ExitCode {
-    let args = cli::with_leading_flags_moved(std::env::args().collect());
+    let args = client::with_leading_flags_moved(std::env::args().collect());
     let matches = Cli::command().get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     match cli.command {
@@ -160,7 +160,7 @@ async fn run() -> ExitCode {
                 }
             }
         }
-        Command::Client(command) => cli::run(command).await,
+        Command::Client(command) => client::run(command).await,
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

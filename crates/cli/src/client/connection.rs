@@ -139,6 +139,13 @@ impl CommonArgs {
 
     /// The messaging client: flags first, then what `from_env()` fills in, then the profile.
     pub fn messaging(&self) -> Result<messaging::Client, Failure> {
+        self.messaging_builder()?
+            .build()
+            .map_err(|error| Failure::usage(with_flag_hint(error.to_string())))
+    }
+
+    /// The messaging client's builder, every setting applied.
+    fn messaging_builder(&self) -> Result<courier_client::MessagingClientBuilder, Failure> {
         let settings = self.with_profile()?;
         let Some(token) = &settings.service_token else {
             return Err(Failure::new(
@@ -163,13 +170,50 @@ impl CommonArgs {
         }
         builder
             .from_env()
-            .and_then(|builder| builder.build())
             .map_err(|error| Failure::usage(with_flag_hint(error.to_string())))
+    }
+
+    /// What `courier verify` connects to: the messaging address and token as the messaging
+    /// client resolves them, the management address and credentials when configured (the
+    /// management scenarios are skipped without them), and the CA file's PEM.
+    pub fn verify_target(&self) -> Result<VerifyTarget, Failure> {
+        let settings = self.with_profile()?;
+        let hint = |error: courier_client::config::ConfigError| {
+            Failure::usage(with_flag_hint(error.to_string()))
+        };
+        let base_url = self.messaging_builder()?.resolved_url().map_err(hint)?;
+        let management = match (&settings.customer_id, &settings.management_key) {
+            (Some(id), Some(key)) => Some((id.clone(), key.clone())),
+            _ => None,
+        };
+        let management_url = match &management {
+            Some(_) => Some(self.management_builder()?.resolved_url().map_err(hint)?),
+            None => None,
+        };
+        Ok(VerifyTarget {
+            base_url,
+            service_token: settings.service_token.clone().ok_or_else(|| {
+                Failure::new(
+                    Exit::Credentials,
+                    "no service token: set COURIER_SERVICE_TOKEN or pass --service-token",
+                )
+            })?,
+            management_url,
+            management,
+            ca_pem: settings.ca_pem()?,
+        })
     }
 
     /// The management client. Its address is `--management-url` / `COURIER_MANAGEMENT_URL`,
     /// else `--base-url` / `COURIER_BASE_URL`: each flag overrides its own variable.
     pub fn management(&self) -> Result<management::Client, Failure> {
+        self.management_builder()?
+            .build()
+            .map_err(|error| Failure::usage(with_flag_hint(error.to_string())))
+    }
+
+    /// The management client's builder, every setting applied.
+    fn management_builder(&self) -> Result<courier_client::ManagementClientBuilder, Failure> {
         let settings = self.with_profile()?;
         let (Some(customer_id), Some(key)) = (&settings.customer_id, &settings.management_key)
         else {
@@ -194,9 +238,17 @@ impl CommonArgs {
         }
         builder
             .from_env()
-            .and_then(|builder| builder.build())
             .map_err(|error| Failure::usage(with_flag_hint(error.to_string())))
     }
+}
+
+/// The service `courier verify` checks, as the other client commands would reach it.
+pub struct VerifyTarget {
+    pub base_url: String,
+    pub service_token: String,
+    pub management_url: Option<String>,
+    pub management: Option<(String, String)>,
+    pub ca_pem: Option<Vec<u8>>,
 }
 
 /// The client's configuration errors name the variables; a terminal user also wants the flag.

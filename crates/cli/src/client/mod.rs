@@ -10,6 +10,7 @@ mod progress;
 mod prompt;
 mod resources;
 mod stats;
+mod verify;
 
 use connection::CommonArgs;
 use exit::Failure;
@@ -31,6 +32,7 @@ COURIER_MANAGEMENT_KEY exported, e.g. for a local `courier serve --demo`):
   courier topics get orders
   courier stats account --period 1d
   courier token rotate
+  courier verify --format junit > verify.xml
   courier completions bash > ~/.local/share/bash-completion/completions/courier
   courier --profile staging dlq list --limit 5
 
@@ -47,7 +49,7 @@ profile (--profile or COURIER_PROFILE; `default` when none is named) of the prof
 
 Exit codes of the client commands:
   0    success
-  1    other failure (e.g. a declined confirmation)
+  1    other failure (a declined confirmation; a scenario of `verify` failed)
   2    usage: bad flags or values, no address configured, or 400 from the service
   3    credentials: none configured, or refused by the service (401/403)
   4    not found (404)
@@ -101,6 +103,19 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: resources::TokenCommand,
     },
+    /// Verify a service against the spec: every answer against its schema, and the
+    /// interface's semantics (filters, cursor walks, order, 404 after delete, errors, series).
+    /// Exit 0 only when every scenario holds.
+    #[command(after_help = "Examples:
+  courier verify --base-url http://127.0.0.1:8080
+  courier verify --format junit > verify.xml
+  courier verify --write --admin-token \"$COURIER_ADMIN_TOKEN\"")]
+    Verify {
+        #[command(flatten)]
+        common: CommonArgs,
+        #[command(flatten)]
+        args: verify::VerifyArgs,
+    },
 }
 
 async fn execute(command: ClientCommand) -> Result<(), Failure> {
@@ -119,6 +134,7 @@ async fn execute(command: ClientCommand) -> Result<(), Failure> {
             let plain = !common.output_chosen();
             resources::token(&client, command, &mut common.output(), plain).await
         }
+        ClientCommand::Verify { common, args } => verify::run(&common, args).await,
         // `topics get` and `index get`: one request, its answer printed.
         ClientCommand::Topics { common, command } => {
             let TopicsCommand::Get { name } = command;
