@@ -25,8 +25,6 @@ const OVER_LIMIT_ALLOWED: &[&str] = &[
     "crates/service/src/admin.rs",
     "crates/service/src/api.rs",
     "crates/service/src/stats.rs",
-    "crates/cli/tests/console.rs",
-    "crates/cli/tests/faults.rs",
     "tests/auth_matrix/main.rs",
 ];
 
