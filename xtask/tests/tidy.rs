@@ -23,7 +23,6 @@ const MAX_LINES: usize = 500;
 const OVER_LIMIT_ALLOWED: &[&str] = &[
     "crates/service/tests/console.rs",
     "crates/service/tests/faults.rs",
-    "tests/auth_matrix/main.rs",
 ];
 
 /// The first line of every generated file starts so.
