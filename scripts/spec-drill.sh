@@ -6,8 +6,9 @@
 #    are in the store's filter mapping (crates/service/src/store/). Everything else (models
 #    struct, client builders, server parsing, query-key tables, tests, fuzz targets) follows.
 # 2. A plain parameter added to one operation (an optional `dryRun` on the bulk delete): the only
-#    compile errors are in the service's handlers (crates/service/src/api.rs), which destructure
-#    every generated request without `..`, so the new parameter cannot be silently ignored.
+#    compile errors are in the service's handlers (crates/service/src/api/, a module per
+#    interface), which destructure every generated request without `..`, so the new parameter
+#    cannot be silently ignored.
 #
 # Exits non-zero when the compiler is silent (a parameter could be ignored, widening a bulk
 # delete) or names any other place.
@@ -69,7 +70,7 @@ spec = spec.replace(reference, reference + "        - $ref: \x27#/components/par
 open(path, "w").write(spec)
 '
 
-drill "adding an optional dryRun to the bulk delete" "crates/service/src/api.rs" '
+drill "adding an optional dryRun to the bulk delete" "crates/service/src/api/" '
 path = "spec/openapi.yaml"
 spec = open(path).read()
 start = spec.index("operationId: deleteWorkflowDlqBulk")

@@ -1,8 +1,16 @@
 //! The world the matrix runs in: a service, its fixtures (fresh ids per case) and the sending
 //! of one case.
 
-use super::*;
+use super::cases::{Auth, Case, Credentials, Expect, cases, wrong_token};
+use super::common;
+use super::operations::{Operation, ROTATE, target};
+use courier_service::testing::TestService;
+use courier_service::time::now_ms;
+use reqwest::Method;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
 
+/// What came back for one request.
 #[derive(Debug)]
 pub(crate) struct Outcome {
     pub(crate) status: u16,
