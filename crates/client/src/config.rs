@@ -93,6 +93,8 @@ pub struct HttpOptions {
     pub root_certificates_pem: Vec<Vec<u8>>,
     /// Host names to connect to at a fixed address instead of resolving them.
     pub resolve: Vec<(String, std::net::SocketAddr)>,
+    /// Validate every answer against the spec before decoding it (feature `validate`).
+    pub validate_responses: bool,
 }
 
 impl Default for HttpOptions {
@@ -103,6 +105,7 @@ impl Default for HttpOptions {
             retry: RetryPolicy::default(),
             root_certificates_pem: Vec::new(),
             resolve: Vec::new(),
+            validate_responses: false,
         }
     }
 }
@@ -201,6 +204,17 @@ macro_rules! http_option_setters {
         /// ```
         pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
             self.options.root_certificates_pem.push(pem.into());
+            self
+        }
+
+        /// Validate every answer against the spec before decoding it (off by default): its
+        /// status, content type, documented headers and body, with courier-verify's validator.
+        /// An answer that breaks the spec fails the call with a [`CourierError`](crate::CourierError)
+        /// whose [`violations`](crate::CourierError::violations) say where (operation, status,
+        /// JSON pointer, rule, value). For tests of code that talks to a fake or a new service.
+        #[cfg(feature = "validate")]
+        pub fn validate_responses(mut self, on: bool) -> Self {
+            self.options.validate_responses = on;
             self
         }
 
@@ -312,6 +326,7 @@ impl MessagingClientBuilder {
         let inner = MessagingInner {
             auth,
             retry: self.options.retry,
+            validate_responses: self.options.validate_responses,
         };
         Ok(messaging::Client::new_with_client(&url, http, inner))
     }
@@ -382,6 +397,7 @@ impl ManagementClientBuilder {
             customer_id,
             management_key,
             retry: self.options.retry,
+            validate_responses: self.options.validate_responses,
         };
         Ok(management::Client::new_with_client(&url, http, inner))
     }

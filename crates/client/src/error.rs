@@ -29,6 +29,8 @@ pub struct CourierError {
     /// reset of the exhausted rate-limit window), when it said.
     pub retry_after: Option<std::time::Duration>,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
+    #[cfg(feature = "validate")]
+    violations: Vec<courier_verify::Violation>,
 }
 
 impl CourierError {
@@ -40,6 +42,8 @@ impl CourierError {
             retryable,
             retry_after: None,
             source: None,
+            #[cfg(feature = "validate")]
+            violations: Vec::new(),
         }
     }
 
@@ -68,6 +72,39 @@ impl CourierError {
     /// How long the service asked to wait before trying again, when it said.
     pub fn retry_after(&self) -> Option<std::time::Duration> {
         self.retry_after
+    }
+
+    /// How the answer broke the spec, when the client validates answers
+    /// ([`validate_responses`](crate::MessagingClientBuilder::validate_responses)); empty for
+    /// every other error.
+    #[cfg(feature = "validate")]
+    pub fn violations(&self) -> &[courier_verify::Violation] {
+        &self.violations
+    }
+
+    /// The error of an answer that broke the spec: the first violation in the message.
+    #[cfg(feature = "validate")]
+    fn contract_violation(violations: Vec<courier_verify::Violation>) -> CourierError {
+        let first = &violations[0];
+        let place = if first.pointer.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", first.pointer)
+        };
+        let more = match violations.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let mut error = CourierError::new(
+            Some(first.status),
+            format!(
+                "the answer of {} breaks the spec{place}: {}{more}",
+                first.operation_id, first.message
+            ),
+            false,
+        );
+        error.violations = violations;
+        error
     }
 }
 
@@ -236,7 +273,15 @@ impl From<progenitor_client::Error<ErrorBody>> for CourierError {
                 format!("invalid request: {}", explain_invalid_request(message)),
                 false,
             ),
-            Error::Custom(message) => CourierError::new(status, message, false),
+            Error::Custom(message) => {
+                #[cfg(feature = "validate")]
+                if let Some(violations) =
+                    crate::validation::violations_in(&message).filter(|found| !found.is_empty())
+                {
+                    return CourierError::contract_violation(violations);
+                }
+                CourierError::new(status, message, false)
+            }
             Error::InvalidUpgrade(e) => {
                 CourierError::new(status, "the connection upgrade failed", false).caused_by(e)
             }

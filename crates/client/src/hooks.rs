@@ -36,6 +36,9 @@ pub struct MessagingInner {
     pub auth: MessagingAuth,
     /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
+    /// Validate every answer against the spec before decoding it (needs the `validate`
+    /// feature; without it this is ignored).
+    pub validate_responses: bool,
 }
 
 /// Basic credentials of the management interface (`customer_id`, management key) and the
@@ -48,6 +51,9 @@ pub struct ManagementInner {
     pub management_key: String,
     /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
+    /// Validate every answer against the spec before decoding it (needs the `validate`
+    /// feature; without it this is ignored).
+    pub validate_responses: bool,
 }
 
 impl std::fmt::Debug for ManagementInner {
@@ -56,6 +62,7 @@ impl std::fmt::Debug for ManagementInner {
             .field("customer_id", &self.customer_id)
             .field("management_key", &"<redacted>")
             .field("retry", &self.retry)
+            .field("validate_responses", &self.validate_responses)
             .finish()
     }
 }
@@ -121,13 +128,36 @@ macro_rules! client_hooks {
                 request: reqwest::Request,
                 info: &OperationInfo,
             ) -> reqwest::Result<reqwest::Response> {
-                retry::execute(
+                let response = retry::execute(
                     self.client(),
                     request,
                     info.operation_id,
                     &self.inner().retry,
                 )
-                .await
+                .await?;
+                #[cfg(feature = "validate")]
+                if self.inner().validate_responses {
+                    return crate::validation::validated(info.operation_id, response).await;
+                }
+                Ok(response)
+            }
+
+            /// A validated answer that broke the spec fails here, before it is decoded.
+            #[cfg_attr(not(feature = "validate"), allow(unused_variables))]
+            async fn post<E>(
+                &self,
+                result: &reqwest::Result<reqwest::Response>,
+                _info: &OperationInfo,
+            ) -> Result<(), Error<E>> {
+                #[cfg(feature = "validate")]
+                if let Some(message) = result
+                    .as_ref()
+                    .ok()
+                    .and_then(crate::validation::violations_message)
+                {
+                    return Err(Error::Custom(message));
+                }
+                Ok(())
             }
         }
     };

@@ -65,6 +65,8 @@ pub mod hooks;
 pub mod retry;
 #[cfg(feature = "rustls")]
 mod tls;
+#[cfg(feature = "validate")]
+mod validation;
 pub mod values;
 
 #[rustfmt::skip]

@@ -1,13 +1,13 @@
 //! A violation of the contract: what was wrong, where, and the offending value, shortened.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// How many characters of an offending value a violation keeps.
 pub const VALUE_LIMIT: usize = 80;
 
 /// Where in an answer a violation is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "name")]
 pub enum Place {
     /// The status code.
@@ -21,7 +21,7 @@ pub enum Place {
 }
 
 /// One way an answer breaks the contract or the interface's semantics.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
     /// The operation whose answer it is.
     pub operation_id: String,
