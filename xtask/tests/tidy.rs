@@ -116,6 +116,56 @@ fn every_hand_written_module_says_what_it_is_for() {
     );
 }
 
+/// Whether a `use` line imports a glob that hides where names come from. Allowed: a prelude
+/// (made to be glob-imported), a `pub use` that re-exports a module as the crate's face (the
+/// generated models), and `use super::*` in a unit-test module, which reads the module it tests.
+fn hides_where_names_come_from(line: &str, in_unit_tests: bool) -> bool {
+    let line = line.trim();
+    let Some(path) = line.strip_prefix("use ") else {
+        return false;
+    };
+    let path = path.trim_end_matches(';');
+    path.ends_with("::*") && !path.ends_with("prelude::*") && !(in_unit_tests && path == "super::*")
+}
+
+#[test]
+fn imports_name_what_they_bring() {
+    let files = tracked_files();
+    let mut offenders = Vec::new();
+    // Library and binary code; the test binaries' own helper modules are not held to it yet.
+    for (path, text) in hand_written_rust(&files)
+        .into_iter()
+        .filter(|(path, _)| path.contains("/src/") && !path.starts_with("xtask/src/server/"))
+    {
+        let mut in_unit_tests = false;
+        for (number, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("mod tests") {
+                in_unit_tests = true;
+            }
+            if hides_where_names_come_from(line, in_unit_tests) {
+                offenders.push(format!("{path}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    assert_none("glob imports (name what is imported)", offenders);
+}
+
+#[test]
+fn the_import_rule_tells_globs_from_named_imports() {
+    assert!(hides_where_names_come_from("use courier_server::*;", false));
+    assert!(hides_where_names_come_from("    use super::*;", false));
+    assert!(!hides_where_names_come_from("    use super::*;", true));
+    assert!(!hides_where_names_come_from(
+        "use proptest::prelude::*;",
+        false
+    ));
+    assert!(!hides_where_names_come_from(
+        "use courier_server::{Query, Rejection};",
+        false
+    ));
+    assert!(!hides_where_names_come_from("pub use generated::*;", false));
+}
+
 /// The comment of one line, for the languages of the repository's code and scripts.
 fn comment_of<'a>(path: &str, line: &'a str) -> Option<&'a str> {
     let trimmed = line.trim_start();

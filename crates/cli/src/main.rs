@@ -1,7 +1,7 @@
 //! `courier`: the reference service of the courier interface, run with `courier serve`, and a
 //! client for it (or the hosted service) from a terminal: `courier dlq …`, `courier stats …`.
 
-mod client;
+use courier_cli::client;
 
 use clap::{CommandFactory, FromArgMatches as _, Parser, Subcommand};
 use courier_service::account::InitialCredentials;

@@ -62,6 +62,7 @@ pub mod config;
 pub mod dlq;
 pub mod error;
 pub mod hooks;
+mod http_options;
 pub mod retry;
 #[cfg(feature = "rustls")]
 mod tls;

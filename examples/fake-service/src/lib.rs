@@ -5,7 +5,17 @@
 
 use courier_models::{DlqFilter, ErrorBody, StatsPeriod};
 use courier_server::runtime::{JsonBody, error_body};
-use courier_server::*;
+use courier_server::{
+    CancelWorkflowRunRequest, CancelWorkflowRunResponse, CancelWorkflowRunsRequest,
+    CancelWorkflowRunsResponse, DeleteDlqMessageRequest, DeleteDlqMessageResponse,
+    DeleteWorkflowDlqBulkRequest, DeleteWorkflowDlqBulkResponse, GetAccountStatsRequest,
+    GetAccountStatsResponse, GetSearchIndexRequest, GetSearchIndexResponse,
+    GetSearchIndexStatsRequest, GetSearchIndexStatsResponse, GetUrlGroupRequest,
+    GetUrlGroupResponse, GetWorkflowDlqRequest, GetWorkflowDlqResponse, ListWorkflowDlqRequest,
+    ListWorkflowDlqResponse, ManagementApi, ManagementCredentials, MessagingApi,
+    MessagingCredentials, RotateTokenRequest, RotateTokenResponse, Unauthorized, finish,
+    management_router, messaging_router,
+};
 use courier_verify::{Seed, SeedFuture};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};

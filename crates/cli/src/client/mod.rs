@@ -5,7 +5,7 @@ mod connection;
 mod dlq;
 pub mod exit;
 mod output;
-mod profile;
+pub mod profile;
 mod progress;
 mod prompt;
 mod resources;

@@ -65,7 +65,17 @@ impl Profile {
         };
         let path = path.unwrap_or_default();
         warn_if_others_can_read(&path);
-        let mut profiles: BTreeMap<String, Profile> = toml::from_str(&text).map_err(|error| {
+        Profile::parse(&text, name, &path)
+    }
+
+    /// The profile `name` (else `default`) of a profiles file's `text` read from `path` (named
+    /// in errors): `None` when no name was asked and the file has no `default`.
+    pub fn parse(
+        text: &str,
+        name: Option<&str>,
+        path: &std::path::Path,
+    ) -> Result<Option<Profile>, Failure> {
+        let mut profiles: BTreeMap<String, Profile> = toml::from_str(text).map_err(|error| {
             Failure::usage(format!(
                 "the profiles file {} is not valid: {error}",
                 path.display()

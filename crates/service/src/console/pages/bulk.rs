@@ -1,6 +1,12 @@
 //! Bulk delete: the confirmation that states how many entries match, and the delete itself.
 
-use super::*;
+use super::{
+    Arc, BTreeMap, BULK_BATCH, Console, Extension, Markup, MessagingApi, PathParams, Query,
+    RawQuery, Redirect, Response, Section, State, Viewer, count_matching, count_text, form_query,
+    html, internal, invalid_filters, section_page, typed_value, view, with_query,
+};
+use axum::response::IntoResponse as _;
+use courier_server::{DeleteWorkflowDlqBulkRequest, DeleteWorkflowDlqBulkResponse};
 
 /// The bulk delete's request: the list filters (or `dlqIds`) of the query, parsed by the bulk
 /// delete operation's own parser; `cursor` and `count` are the console's to set.

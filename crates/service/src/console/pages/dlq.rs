@@ -1,6 +1,18 @@
 //! The DLQ pages: the filtered list, one failed run, and its delete and cancel actions.
 
-use super::*;
+use super::{
+    Arc, Console, DlqFilter, Extension, FailedWorkflowRun, FailureFunctionState, MILLIS_KEYS,
+    Markup, MessagingApi, PAGE_SIZES, Path, PathParams, Query, RawQuery, Redirect, Response,
+    STATES, Section, State, StatusCode, Viewer, WorkflowDlqMessage, count_matching, count_text,
+    encode_component, failure, form_query, html, internal, moment, not_in_dlq, now_ms, rejected,
+    typed_value, view, with_query,
+};
+use axum::response::IntoResponse as _;
+use courier_server::{
+    CancelWorkflowRunRequest, CancelWorkflowRunResponse, DeleteDlqMessageRequest,
+    DeleteDlqMessageResponse, GetWorkflowDlqRequest, GetWorkflowDlqResponse,
+    ListWorkflowDlqRequest, ListWorkflowDlqResponse,
+};
 
 /// `GET /console/dlq`: the failed runs with the list operation's filters and cursor.
 pub async fn dlq_list(

@@ -1,6 +1,14 @@
 //! The account's other resources: URL groups, search indexes and the statistics pages.
 
-use super::*;
+use super::{
+    Arc, Console, Extension, ManagementApi, Markup, Path, PathParams, Query, RawQuery, Response,
+    Section, Series, State, StatusCode, Viewer, chart, failure, form_query, html, internal, moment,
+    now_ms, read_store, rejected, section_page, view,
+};
+use courier_server::{
+    GetAccountStatsRequest, GetAccountStatsResponse, GetSearchIndexRequest, GetSearchIndexResponse,
+    GetSearchIndexStatsRequest, GetSearchIndexStatsResponse,
+};
 
 /// `GET /console/topics`: the URL groups and their endpoints.
 pub async fn topics(
