@@ -3,7 +3,7 @@
 # against nginx serving the very bytes courier answered (the physical limit), list latency at
 # 10k/100k/1M entries, bulk delete against reading the same entries, restart, and the build cost
 # of the crates. The report opens with the table of the performance targets.
-# Usage: bench/run.sh            full run (~10 min), writes BENCHMARKS.md
+# Usage: bench/run.sh            full run (~25 min on 2 cores, ~10 without build costs), writes BENCHMARKS.md
 #        bench/run.sh --smoke    seconds-long run for CI: debug build, tiny store, 1 s loads, no
 #                                thresholds, no Prism, no build cost; writes target/bench-smoke.md
 # Knobs (environment): BENCH_RUNS (repeats per figure, default 3), BENCH_SECONDS (wrk duration,

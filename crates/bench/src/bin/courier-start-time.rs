@@ -27,7 +27,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..args.starts {
         let started = Instant::now();
         let service = TestService::start().await;
-        let answer = http.get(format!("{}/health", service.base_url())).send().await?;
+        let answer = http
+            .get(format!("{}/health", service.base_url()))
+            .send()
+            .await?;
         assert!(answer.status().is_success(), "{}", answer.status());
         times.push(started.elapsed());
         drop(service);

@@ -152,7 +152,7 @@ async fn execute(command: ClientCommand) -> Result<(), Failure> {
 }
 
 /// The command line with connection flags given before the command group moved after it
-/// (see [`connection::leading_flags_after_the_group`]).
+/// (see `connection::leading_flags_after_the_group`).
 pub fn with_leading_flags_moved(args: Vec<String>) -> Vec<String> {
     let command =
         <ClientCommand as clap::Subcommand>::augment_subcommands(clap::Command::new("courier"));
