@@ -17,14 +17,7 @@ use std::sync::{Arc, Mutex};
 const ADMIN_TOKEN: &str = "admin-secret-for-verify-tests";
 
 fn start_demo() -> (tempfile::TempDir, Courier) {
-    let data = tempfile::tempdir().expect("tempdir");
-    let courier = Courier::spawn(
-        common::courier_serve(data.path())
-            .args(["--demo", "--admin-token", ADMIN_TOKEN])
-            .env("RUST_LOG", "warn")
-            .stderr(Stdio::inherit()),
-    );
-    (data, courier)
+    common::serve_demo(ADMIN_TOKEN)
 }
 
 /// What `courier verify ARGS` against `base` left: exit code, stdout, stderr.

@@ -17,14 +17,7 @@ const ADMIN_TOKEN: &str = "admin-secret-for-tests";
 
 /// `courier serve --demo` on an ephemeral port, with the admin API on.
 fn start() -> (tempfile::TempDir, Courier) {
-    let data = tempfile::tempdir().expect("tempdir");
-    let courier = Courier::spawn(
-        common::courier_serve(data.path())
-            .args(["--demo", "--admin-token", ADMIN_TOKEN])
-            .env("RUST_LOG", "warn")
-            .stderr(Stdio::inherit()),
-    );
-    (data, courier)
+    common::serve_demo(ADMIN_TOKEN)
 }
 
 /// `courier ARGS` with exactly the variables a user would export for the demo, none of the

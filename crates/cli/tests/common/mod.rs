@@ -57,6 +57,19 @@ pub fn courier_serve(data_dir: &std::path::Path) -> Command {
     command
 }
 
+/// `courier serve --demo` with the admin API (`admin_token`) in a new temporary data directory,
+/// its log on the test's stderr: the service the client-side tests run against.
+pub fn serve_demo(admin_token: &str) -> (tempfile::TempDir, Courier) {
+    let data = tempfile::tempdir().expect("tempdir");
+    let courier = Courier::spawn(
+        courier_serve(data.path())
+            .args(["--demo", "--admin-token", admin_token])
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::inherit()),
+    );
+    (data, courier)
+}
+
 /// Sets `dir` to mode `0700` when it exists.
 pub fn make_private(dir: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt as _;
