@@ -7,6 +7,7 @@ use clap::{CommandFactory, FromArgMatches as _, Parser, Subcommand};
 use courier_service::account::InitialCredentials;
 use courier_service::app::{Config, banner, bind, open_service, serve};
 use courier_service::demo;
+use courier_service::store::Durability;
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -284,6 +285,8 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         body_read_timeout: courier_service::admission::BODY_READ_TIMEOUT,
         tls,
         console: !args.no_console,
+        // The served store never trades crash safety for speed.
+        durability: Durability::Full,
     };
     let result = async {
         // Held until serving ends; the kernel releases it however the process exits.

@@ -4,7 +4,7 @@ use crate::account::{InitialCredentials, load_or_create};
 use crate::admission::{AdmitState, Interface, admit};
 use crate::api::Service;
 use crate::signin::SignInGuard;
-use crate::store::{SqliteStore, Store, StoreError};
+use crate::store::{Durability, SqliteStore, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
 use axum::http::StatusCode;
@@ -36,6 +36,9 @@ pub struct Config {
     pub tls: Option<crate::tls::ServerTls>,
     /// Serve the console at `/console` on the management listener (off with `--no-console`).
     pub console: bool,
+    /// Whether commits are flushed to disk: always [`Durability::Full`] for `courier serve`;
+    /// `TestService` trades that for start-up time (see [`Durability::TestOnly`]).
+    pub durability: Durability,
 }
 
 impl Config {
@@ -71,10 +74,11 @@ pub fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
         source,
     })?;
     let path = config.data_dir.join("courier.sqlite3");
-    let store = SqliteStore::open(&path).map_err(|source| StartError::Store {
-        path: path.clone(),
-        source,
-    })?;
+    let store =
+        SqliteStore::open_with(&path, config.durability).map_err(|source| StartError::Store {
+            path: path.clone(),
+            source,
+        })?;
     let store: Arc<dyn Store> = Arc::new(store);
     let account = load_or_create(store.as_ref(), &config.credentials, now_ms())
         .map_err(StartError::Account)?;

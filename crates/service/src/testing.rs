@@ -5,6 +5,7 @@
 
 use crate::account::{InitialCredentials, random_secret};
 use crate::app::{Config, bind, open_service, serve};
+use crate::store::Durability;
 use std::net::SocketAddr;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -76,6 +77,9 @@ impl TestService {
             body_read_timeout: std::time::Duration::from_secs(2),
             tls,
             console: true,
+            // A test's store is thrown away: flushing each commit to disk was most of the time
+            // to start one (BENCHMARKS.md). Restarts in the same process lose nothing.
+            durability: Durability::TestOnly,
         };
         let mut service = TestService {
             service_token: String::new(),

@@ -4,13 +4,40 @@
 use courier_models::FailureFunctionState;
 use courier_service::account::default_account;
 use courier_service::demo::failed_runs;
-use courier_service::store::{DlqFilter, PageQuery, SqliteStore, Store};
+use courier_service::store::{DlqFilter, Durability, PageQuery, SqliteStore, Store};
 
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("clock")
         .as_millis() as i64
+}
+
+/// The served store flushes every commit; only a test's throwaway store may skip the flush,
+/// and what it writes is still there when it is opened again.
+#[test]
+fn only_a_test_store_commits_without_flushing_to_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let served = SqliteStore::open(&dir.path().join("served.sqlite3")).expect("open");
+    assert_eq!(served.synchronous().expect("pragma"), 2, "FULL");
+    let path = dir.path().join("test.sqlite3");
+    {
+        let test = SqliteStore::open_with(&path, Durability::TestOnly).expect("open");
+        assert_eq!(test.synchronous().expect("pragma"), 0, "OFF");
+        let inserted = test
+            .insert_dlq(&failed_runs(now_ms()), 1_000_000)
+            .expect("insert")
+            .dlq_ids;
+        assert!(!inserted.is_empty());
+    }
+    let reopened = SqliteStore::open_with(&path, Durability::TestOnly).expect("reopen");
+    let page = reopened
+        .list_dlq(PageQuery::first(&DlqFilter::default(), 1000))
+        .expect("list");
+    assert!(
+        !page.entries.is_empty(),
+        "a test store keeps its commits across a reopen"
+    );
 }
 
 #[test]

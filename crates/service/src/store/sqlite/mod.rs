@@ -21,6 +21,19 @@ use rusqlite::Connection;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
+/// Whether a committed write must survive the machine losing power.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// Every commit is on disk before it is answered (`PRAGMA synchronous = FULL`): what
+    /// `courier serve` always uses.
+    #[default]
+    Full,
+    /// Commits reach the operating system but are not flushed to disk (`synchronous = OFF`):
+    /// a crash of the process loses nothing, a crash of the machine may. For the throwaway store
+    /// of a test (`TestService`), where the flushes were most of the time to start one.
+    TestOnly,
+}
+
 impl SqliteStore {
     /// Calls it serves at a time: one writer and four readers (`pool::READERS`). More concurrent
     /// calls wait for a connection.

@@ -3,7 +3,7 @@
 
 use super::scan::scan_queries;
 use super::schema::prepare;
-use super::{SqliteStore, StoreError, internal, lock};
+use super::{Durability, SqliteStore, StoreError, internal, lock};
 use crate::store::Store as _;
 use courier_models::DlqFilter;
 use rusqlite::{Connection, OpenFlags, Transaction, params_from_iter};
@@ -77,13 +77,19 @@ impl SqliteStore {
     /// The database, its journal files and the reserve are its owner's only (`0600`, in a
     /// `0700` directory when it creates one): they hold every credential and payload.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_with(path, Durability::Full)
+    }
+
+    /// [`open`](Self::open) with the durability of its writes: [`Durability::Full`] but for a
+    /// test's throwaway store.
+    pub fn open_with(path: &Path, durability: Durability) -> Result<SqliteStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             crate::datadir::create_private_dir(parent)
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
         make_files_private(path)?;
         let mut writer = Connection::open(path)?;
-        prepare(&mut writer)?;
+        prepare(&mut writer, durability)?;
         let store = SqliteStore {
             path: path.to_path_buf(),
             reserve: path.with_extension("reserve"),
@@ -302,6 +308,14 @@ impl SqliteStore {
             }
             Ok(plans.join("; "))
         })
+    }
+
+    /// The writer's `PRAGMA synchronous` (2 = FULL, 0 = OFF): for tests that prove which
+    /// stores flush every commit.
+    pub fn synchronous(&self) -> Result<i64, StoreError> {
+        lock(&self.writer)
+            .query_row("PRAGMA synchronous", [], |row| row.get(0))
+            .map_err(StoreError::from)
     }
 
     /// `PRAGMA integrity_check`: "ok" when the file is sound.

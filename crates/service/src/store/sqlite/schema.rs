@@ -6,7 +6,7 @@
 //! courier opens and continues from where it stopped (`crates/service/tests/store_migrations.rs`
 //! holds files made by the old code to that). Migrations are only ever appended, never edited.
 
-use super::{StoreError, internal};
+use super::{Durability, StoreError, internal};
 use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
 
@@ -209,13 +209,18 @@ pub(super) fn configure_reader(connection: &Connection) -> Result<(), StoreError
 /// caches above SQLite stays under this limit through a soak (BENCHMARKS.md, "Soak").
 const SQLITE_HEAP_SOFT_LIMIT: &str = "PRAGMA soft_heap_limit = 8388608;";
 
-fn configure(connection: &Connection) -> Result<(), StoreError> {
-    connection.execute_batch(
-        "PRAGMA journal_mode = WAL;
-             PRAGMA synchronous = FULL;
+fn configure(connection: &Connection, durability: Durability) -> Result<(), StoreError> {
+    let synchronous = match durability {
+        Durability::Full => "FULL",
+        Durability::TestOnly => "OFF",
+    };
+    // synchronous first: switching a new file to WAL is itself a write it governs.
+    connection.execute_batch(&format!(
+        "PRAGMA synchronous = {synchronous};
+             PRAGMA journal_mode = WAL;
              PRAGMA foreign_keys = ON;
-             PRAGMA busy_timeout = 10000;",
-    )?;
+             PRAGMA busy_timeout = 10000;"
+    ))?;
     connection.execute_batch(SQLITE_HEAP_SOFT_LIMIT)?;
     connection
         .execute_batch(PAGE_SETTINGS)
@@ -229,13 +234,20 @@ pub(super) const SCHEMA_VERSION: usize = MIGRATION_LIST.len();
 /// of a newer courier before anything is written to it (switching it to WAL mode would already
 /// change its header), and on a new file sets incremental auto-vacuum before WAL mode and the
 /// first table (after either, SQLite keeps the setting it had: none).
-pub(super) fn prepare(connection: &mut Connection) -> Result<(), StoreError> {
+pub(super) fn prepare(
+    connection: &mut Connection,
+    durability: Durability,
+) -> Result<(), StoreError> {
     let version = schema_version(connection)?;
+    if durability == Durability::TestOnly {
+        // Before the first write of a new file, which the auto-vacuum setting below is.
+        connection.execute_batch("PRAGMA synchronous = OFF")?;
+    }
     if version == 0 {
         // Lets a full store give the pages of deleted entries back to the filesystem.
         connection.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")?;
     }
-    configure(connection)?;
+    configure(connection, durability)?;
     MIGRATIONS
         .to_latest(connection)
         .map_err(|error| match error {
