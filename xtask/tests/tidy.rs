@@ -3,7 +3,7 @@
 //!
 //! - every hand-written Rust module opens with a `//!` line saying what it is for;
 //! - no comment tells history (an issue number, a session) instead of a reason;
-//! - no hand-written Rust file is over 500 lines, but for the allow-list below;
+//! - no hand-written Rust file or script is over 500 lines (the allow-list below is empty);
 //! - every generated file carries the generator's header, and no other file does;
 //! - nothing points outside the repository, and every link to a decision names an anchor of
 //!   `docs/decisions.md`;
@@ -262,7 +262,21 @@ fn the_history_rule_tells_history_from_reasons() {
 fn no_hand_written_rust_file_is_over_the_limit_and_the_allow_list_only_shrinks() {
     let files = tracked_files();
     let rust = hand_written_rust(&files);
-    let mut offenders = Vec::new();
+    // The scripts are code too (CI and the benchmarks run them); documents and the spec are not.
+    let scripts = files.iter().filter_map(|file| {
+        let script =
+            [".sh", ".py"].iter().any(|ext| file.path.ends_with(ext)) || file.path == ".ci/run";
+        script.then_some((file.path.as_str(), file.text.as_deref()?))
+    });
+    let mut offenders: Vec<String> = scripts
+        .filter(|(_, text)| text.lines().count() > MAX_LINES)
+        .map(|(path, text)| {
+            format!(
+                "{path}: {} lines (split it along its seams)",
+                text.lines().count()
+            )
+        })
+        .collect();
     for (path, text) in &rust {
         let lines = text.lines().count();
         if lines > MAX_LINES && !OVER_LIMIT_ALLOWED.contains(path) {
@@ -281,7 +295,7 @@ fn no_hand_written_rust_file_is_over_the_limit_and_the_allow_list_only_shrinks()
         }
     }
     assert_none(
-        &format!("hand-written Rust files over {MAX_LINES} lines"),
+        &format!("hand-written Rust files and scripts over {MAX_LINES} lines"),
         offenders,
     );
 }
