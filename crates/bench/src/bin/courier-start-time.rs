@@ -20,8 +20,8 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    // A raw HTTP/1.1 request over a fresh connection, as the first request of a test sends it;
-    // one client for all starts, so its own set-up is not counted.
+    // One client for all starts, so its own set-up is not counted; each service listens on a
+    // new port, so every first request opens a fresh connection, as a test's does.
     let http = reqwest::Client::new();
     let mut times = Vec::with_capacity(args.starts);
     for _ in 0..args.starts {
