@@ -49,9 +49,22 @@ struct ServeArgs {
     /// Serve the management interface on its own address.
     #[arg(long, env = "COURIER_MANAGEMENT_LISTEN")]
     management_listen: Option<SocketAddr>,
-    /// Where the SQLite database lives.
+    /// Where the SQLite database lives (the default store).
     #[arg(long, env = "COURIER_DATA_DIR", default_value = "./courier-data")]
     data_dir: PathBuf,
+    /// Keep the data in PostgreSQL instead: a `postgres://user:password@host/db` URL (or libpq's
+    /// `key=value` form). Several `courier serve` processes on one database serve one service.
+    /// As a flag its password shows in the process list: prefer the environment.
+    #[arg(
+        long = "store",
+        env = "COURIER_STORE",
+        hide_env_values = true,
+        value_name = "postgres://…",
+        conflicts_with_all = ["data_dir", "allow_shared_data_dir"]
+    )]
+    // Parsed by `parse_store`, not by clap: clap's message for a bad value repeats the value,
+    // password and all.
+    store: Option<String>,
     /// Messaging service token of the account on first start (random otherwise). As a flag it
     /// shows in the process list: prefer --service-token-file or the environment.
     #[arg(long, env = "COURIER_SERVICE_TOKEN", hide_env_values = true)]
@@ -100,6 +113,21 @@ struct ServeArgs {
     /// Do not serve the browser console at /console on the management listener.
     #[arg(long, env = "COURIER_NO_CONSOLE")]
     no_console: bool,
+}
+
+/// `--store`, parsed; its errors never repeat the password. Only PostgreSQL is named this way (SQLite is the default, in `--data-dir`).
+fn parse_store(value: &str) -> Result<courier_service::store::PostgresUrl, String> {
+    let is_url = ["postgres://", "postgresql://"]
+        .iter()
+        .any(|scheme| value.starts_with(scheme));
+    if !is_url && !value.contains('=') {
+        return Err(
+            "expected a PostgreSQL connection string (postgres://user:password@host/db); \
+             SQLite, the default, is chosen with --data-dir"
+                .into(),
+        );
+    }
+    value.parse()
 }
 
 async fn shutdown_signal() {
@@ -267,10 +295,18 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         },
         _ => None,
     };
+    let postgres = match args.store.as_deref().map(parse_store).transpose() {
+        Ok(postgres) => postgres,
+        Err(message) => {
+            eprintln!("error: --store: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
     let config = Config {
         listen: args.listen,
         management_listen: args.management_listen,
         data_dir: args.data_dir.clone(),
+        postgres,
         credentials: InitialCredentials {
             customer_id: args
                 .customer_id
@@ -295,8 +331,15 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         } else {
             courier_service::datadir::SharedDataDir::Refuse
         };
-        let _data_dir_lock = courier_service::datadir::open_data_dir(&config.data_dir, shared)?;
-        let service = open_service(&config)?;
+        // One process per data directory; a database has room for many (that is what it is for).
+        let _data_dir_lock = match config.postgres {
+            None => Some(courier_service::datadir::open_data_dir(
+                &config.data_dir,
+                shared,
+            )?),
+            Some(_) => None,
+        };
+        let service = open_service(&config).await?;
         if config.demo {
             let seeded = demo::seed(&service)
                 .await

@@ -82,7 +82,7 @@ pub async fn admit(
     if !authenticated {
         return next.run(request).await;
     }
-    let decision = service.rate_limit();
+    let decision = service.rate_limit().await;
     let mut response = match decision.refused {
         None => {
             let mut response = next.run(request).await;

@@ -4,7 +4,7 @@ use crate::account::{InitialCredentials, load_or_create};
 use crate::admission::{AdmitState, Interface, admit};
 use crate::api::Service;
 use crate::signin::SignInGuard;
-use crate::store::{Durability, SqliteStore, Store, StoreError};
+use crate::store::{Durability, PostgresStore, PostgresUrl, SqliteStore, Store, StoreError};
 use crate::time::now_ms;
 use axum::Router;
 use axum::http::StatusCode;
@@ -21,7 +21,11 @@ pub struct Config {
     pub listen: SocketAddr,
     /// The management interface on its own address.
     pub management_listen: Option<SocketAddr>,
+    /// Where the SQLite store lives (unused with [`Config::postgres`]).
     pub data_dir: PathBuf,
+    /// Keep the data in this PostgreSQL database instead of SQLite (`--store postgres://…`), so
+    /// several processes can serve one service.
+    pub postgres: Option<PostgresUrl>,
     pub credentials: InitialCredentials,
     /// Enables `/admin/v1` with this bearer token.
     pub admin_token: Option<String>,
@@ -58,6 +62,12 @@ pub enum StartError {
     },
     #[error("cannot open the store at {}: {source}", path.display())]
     Store { path: PathBuf, source: StoreError },
+    /// `location` is the connection string without its password.
+    #[error("cannot open the store in {location}: {source}")]
+    Database {
+        location: String,
+        source: StoreError,
+    },
     #[error("cannot load the account: {0}")]
     Account(#[source] StoreError),
     #[error("cannot listen on {address}: {source}")]
@@ -67,26 +77,61 @@ pub enum StartError {
     },
 }
 
-/// Opens the store in the data directory and loads (or creates) the account.
-pub fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
-    crate::datadir::create_private_dir(&config.data_dir).map_err(|source| StartError::DataDir {
-        path: config.data_dir.clone(),
-        source,
-    })?;
-    let path = config.data_dir.join("courier.sqlite3");
-    let store =
-        SqliteStore::open_with(&path, config.durability).map_err(|source| StartError::Store {
-            path: path.clone(),
-            source,
-        })?;
-    let store: Arc<dyn Store> = Arc::new(store);
+/// Opens the store (SQLite in the data directory, or the PostgreSQL database of
+/// [`Config::postgres`]) and loads (or creates) the account.
+pub async fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
+    match &config.postgres {
+        None => open_service_now(config),
+        // Every call to the database blocks on the network: off the async threads.
+        Some(_) => {
+            let config = config.clone();
+            tokio::task::spawn_blocking(move || open_service_now(&config))
+                .await
+                .unwrap_or_else(|panicked| std::panic::resume_unwind(panicked.into_panic()))
+        }
+    }
+}
+
+fn open_service_now(config: &Config) -> Result<Arc<Service>, StartError> {
+    let store: Arc<dyn Store> = match &config.postgres {
+        Some(url) => Arc::new(PostgresStore::connect(url.expose()).map_err(|source| {
+            StartError::Database {
+                location: url.to_string(),
+                source,
+            }
+        })?),
+        None => {
+            crate::datadir::create_private_dir(&config.data_dir).map_err(|source| {
+                StartError::DataDir {
+                    path: config.data_dir.clone(),
+                    source,
+                }
+            })?;
+            let path = config.data_dir.join("courier.sqlite3");
+            Arc::new(
+                SqliteStore::open_with(&path, config.durability).map_err(|source| {
+                    StartError::Store {
+                        path: path.clone(),
+                        source,
+                    }
+                })?,
+            )
+        }
+    };
     let account = load_or_create(store.as_ref(), &config.credentials, now_ms())
         .map_err(StartError::Account)?;
     Ok(Arc::new(Service::new(store, account)))
 }
 
-/// `ok`, or 503 `degraded` with the reason while the store refuses writes (a full disk).
+/// `ok`; 503 `unavailable` with the reason while the store's database cannot be reached; 503
+/// `degraded` with the reason while the store refuses writes (a full disk).
 async fn health(service: Arc<Service>) -> Response {
+    if let Ok(Some(reason)) = service.blocking(|store| Ok(store.unavailable())).await {
+        return courier_server::runtime::json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &serde_json::json!({ "status": "unavailable", "reason": reason }),
+        );
+    }
     match service.storage_refusal().await {
         None => {
             courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
@@ -96,46 +141,6 @@ async fn health(service: Arc<Service>) -> Response {
             &serde_json::json!({ "status": "degraded", "reason": reason }),
         ),
     }
-}
-
-/// What the official workflow client can ask of the hosted service and a local service without a
-/// delivery engine cannot do: resume and restart failed runs, retry a failure callback. They
-/// answer 501 with the error body saying so, never a 404 that reads like a wrong address; like
-/// their neighbours they first want the service token (401 without it).
-fn needs_delivery_engine(service: Arc<Service>) -> Router {
-    async fn not_implemented(
-        axum::extract::State(service): axum::extract::State<Arc<Service>>,
-        headers: axum::http::HeaderMap,
-        uri: axum::http::Uri,
-    ) -> Response {
-        use axum::response::IntoResponse as _;
-        use courier_server::{MessagingApi, auth, query::Query};
-        let query = Query::parse(uri.query().unwrap_or(""));
-        let authenticated = match auth::messaging_credentials(&headers, &query) {
-            Ok(credentials) => MessagingApi::authenticate(&*service, credentials).await,
-            Err(rejection) => Err(rejection),
-        };
-        if let Err(rejection) = authenticated {
-            return rejection.into_response();
-        }
-        courier_server::runtime::error(
-            StatusCode::NOT_IMPLEMENTED,
-            format!(
-                "{} needs a delivery engine, which the local courier service does not have: it \
-                 keeps the DLQ but delivers nothing; resume, restart and failure-callback retry \
-                 are the hosted service's",
-                uri.path()
-            ),
-        )
-    }
-    let post = || {
-        axum::routing::post(not_implemented).fallback(courier_server::runtime::method_not_allowed)
-    };
-    Router::new()
-        .route("/v2/workflows/dlq/resume", post())
-        .route("/v2/workflows/dlq/restart", post())
-        .route("/v2/workflows/dlq/callback/{dlqId}", post())
-        .with_state(service)
 }
 
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
@@ -159,7 +164,7 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
         axum::routing::get(move || health(service.clone()))
     };
     let mut main = courier_server::messaging_router(service.clone())
-        .merge(needs_delivery_engine(service.clone()))
+        .merge(crate::delivery::needs_delivery_engine(service.clone()))
         .route_layer(admitted(Interface::Messaging))
         .merge(crate::spec_docs::router())
         .route("/health", health.clone());
@@ -433,6 +438,10 @@ pub fn banner(service: &Service, config: &Config, listeners: &Listeners) -> Stri
         .map(|a| a.to_string())
         .unwrap_or_else(|| main.clone());
     let scheme = config.scheme();
+    let store = match &config.postgres {
+        Some(url) => url.to_string(),
+        None => format!("{} (SQLite)", config.data_dir.display()),
+    };
     let admin = match &config.admin_token {
         Some(_) => format!("  admin API:      {scheme}://{main}/admin/v1 (Bearer <admin token>)\n"),
         None => String::new(),
@@ -452,10 +461,9 @@ pub fn banner(service: &Service, config: &Config, listeners: &Listeners) -> Stri
     };
     format!(
         "courier is serving\n  messaging:      {scheme}://{main}  (Authorization: Bearer $COURIER_SERVICE_TOKEN)\n  \
-         management:     {scheme}://{management}  (Basic customer_id:management_key)\n{admin}{console}  data directory: {}\n\n\
+         management:     {scheme}://{management}  (Basic customer_id:management_key)\n{admin}{console}  store:          {store}\n\n\
          export COURIER_BASE_URL='{scheme}://{main}'\n{management_url}\
          export COURIER_SERVICE_TOKEN='{}'\nexport COURIER_CUSTOMER_ID='{}'\nexport COURIER_MANAGEMENT_KEY='{}'\n",
-        config.data_dir.display(),
         account.token,
         account.customer_id,
         service.management_key(),

@@ -1,4 +1,5 @@
-//! The courier reference service: both interfaces implemented on a durable SQLite store.
+//! The courier reference service: both interfaces implemented on a durable store: SQLite
+//! by default, PostgreSQL for several processes sharing one database.
 //!
 //! Start it with `courier serve` (see the README); embed it in tests with
 //! [`testing::TestService`].
@@ -11,6 +12,7 @@ pub mod app;
 pub mod console;
 pub mod cursor;
 pub mod datadir;
+pub mod delivery;
 pub mod demo;
 pub mod memory;
 pub mod metering;
@@ -21,6 +23,8 @@ pub mod signin;
 pub mod spec_docs;
 pub mod stats;
 pub mod store;
+#[cfg(feature = "testing")]
+pub mod test_database;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod time;

@@ -85,15 +85,14 @@ impl RateLimiter {
     /// Counts one request at `now_ms` against `per_second` and `per_day`; a refused request
     /// counts against neither.
     pub fn check(&self, per_second: u64, per_day: u64, now_ms: i64) -> Decision {
-        let second_start = now_ms - now_ms.rem_euclid(1000);
-        let today = now_ms.div_euclid(MS_PER_DAY);
+        let windows = Windows::at(now_ms);
         let mut second = lock(&self.second);
         let mut day = lock(&self.day);
-        if second.0 != second_start {
-            *second = (second_start, 0);
+        if second.0 != windows.second_start {
+            *second = (windows.second_start, 0);
         }
-        if day.0 != today {
-            *day = (today, 0);
+        if day.0 != windows.day {
+            *day = (windows.day, 0);
         }
         let refused = if day.1 >= per_day {
             Some(Refusal::Daily)
@@ -104,17 +103,49 @@ impl RateLimiter {
             day.1 += 1;
             None
         };
+        windows.decision(per_second, per_day, second.1, day.1, refused)
+    }
+}
+
+/// The two windows a request at some instant falls in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Windows {
+    /// Unix milliseconds of the second's start.
+    pub second_start: i64,
+    /// Days since the Unix epoch (UTC).
+    pub day: i64,
+}
+
+impl Windows {
+    pub fn at(now_ms: i64) -> Windows {
+        Windows {
+            second_start: now_ms - now_ms.rem_euclid(1000),
+            day: now_ms.div_euclid(MS_PER_DAY),
+        }
+    }
+
+    /// The decision, given the requests counted in each window after this one (a refused
+    /// request is not counted): what the in-memory limiter and a shared store's count both
+    /// report.
+    pub fn decision(
+        self,
+        per_second: u64,
+        per_day: u64,
+        second_used: u64,
+        day_used: u64,
+        refused: Option<Refusal>,
+    ) -> Decision {
         Decision {
             refused,
             per_second: Window {
                 limit: per_second,
-                remaining: per_second.saturating_sub(second.1),
-                reset_at_ms: second_start + 1000,
+                remaining: per_second.saturating_sub(second_used),
+                reset_at_ms: self.second_start + 1000,
             },
             daily: Window {
                 limit: per_day,
-                remaining: per_day.saturating_sub(day.1),
-                reset_at_ms: (today + 1) * MS_PER_DAY,
+                remaining: per_day.saturating_sub(day_used),
+                reset_at_ms: (self.day + 1) * MS_PER_DAY,
             },
         }
     }

@@ -62,6 +62,7 @@ impl TestService {
             listen: "127.0.0.1:0".parse().expect("address"),
             management_listen: None,
             data_dir: data_dir.path().to_path_buf(),
+            postgres: None,
             credentials: InitialCredentials {
                 customer_id: Some(format!(
                     "team-{}@example.com",
@@ -99,7 +100,7 @@ impl TestService {
     }
 
     async fn launch(&mut self) {
-        let service = open_service(&self.config).expect("service opens");
+        let service = open_service(&self.config).await.expect("service opens");
         let account = service.account();
         self.service_token = account.token;
         self.customer_id = account.customer_id;

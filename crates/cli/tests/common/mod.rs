@@ -57,6 +57,34 @@ pub fn courier_serve(data_dir: &std::path::Path) -> Command {
     command
 }
 
+/// `courier serve --listen 127.0.0.1:0` with `COURIER_STORE` (a PostgreSQL connection string)
+/// and the account's credentials (as [`credentials`] orders them) in its environment, its log at `warn` on the test's stderr,
+/// started: one of several processes serving one service.
+pub fn serve_on_postgres(
+    store: &str,
+    [service_token, customer_id, management_key, admin_token]: [&'static str; 4],
+) -> Courier {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));
+    command
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("COURIER_") {
+            command.env_remove(name);
+        }
+    }
+    // Secrets in the environment, as the help advises: flags would show them to `ps`.
+    command
+        .env("COURIER_STORE", store)
+        .env("COURIER_SERVICE_TOKEN", service_token)
+        .env("COURIER_CUSTOMER_ID", customer_id)
+        .env("COURIER_MANAGEMENT_KEY", management_key)
+        .env("COURIER_ADMIN_TOKEN", admin_token)
+        .env("RUST_LOG", "warn");
+    Courier::spawn(&mut command)
+}
+
 /// `courier serve --demo` with the admin API (`admin_token`) in a new temporary data directory,
 /// its log on the test's stderr: the service the client-side tests run against.
 pub fn serve_demo(admin_token: &str) -> (tempfile::TempDir, Courier) {

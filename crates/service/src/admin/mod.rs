@@ -78,6 +78,9 @@ async fn require_admin(
             return crate::signin::too_many_failures(wait);
         }
         if constant_time_eq(token, &state.token) {
+            // The limits a write obeys (the DLQ's size) as the store has them now, when other
+            // processes share it.
+            state.service.refresh_account().await;
             return next.run(request).await;
         }
         state.guard.failed(client, CredentialKind::AdminToken);
@@ -96,6 +99,7 @@ fn store_error(failure: StoreError) -> Response {
     match failure {
         StoreError::Invalid(message) => bad_request(message),
         StoreError::Full(message) => error(StatusCode::INSUFFICIENT_STORAGE, message),
+        StoreError::Unavailable(message) => error(StatusCode::SERVICE_UNAVAILABLE, message),
         other => {
             tracing::error!(error = %other, "admin request failed");
             error(

@@ -18,6 +18,7 @@ impl ManagementApi for Service {
     type Principal = ();
 
     async fn authenticate(&self, credentials: ManagementCredentials) -> Result<(), Unauthorized> {
+        self.refresh_account().await;
         let account = self.record();
         // Both comparisons always run, so timing does not tell which half was wrong.
         let user_ok = constant_time_eq(&credentials.username, &account.account.customer_id);

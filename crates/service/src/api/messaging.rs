@@ -21,6 +21,7 @@ impl MessagingApi for Service {
     type Principal = ();
 
     async fn authenticate(&self, credentials: MessagingCredentials) -> Result<(), Unauthorized> {
+        self.refresh_account().await;
         let account = self.record();
         credentials.expect_token(&account.account.token, "the service token is not valid")
     }
@@ -64,8 +65,12 @@ impl MessagingApi for Service {
         found_or_404!(
             GetWorkflowDlqResponse,
             // The record as stored at insert: the full shape, as serde writes it.
-            self.read_now(|store| store.get_dlq_json(&dlq_id, floor))
-                .map(|found| found.map(JsonBody::preserialized)),
+            {
+                let id = dlq_id.clone();
+                self.read_now(move |store| store.get_dlq_json(&id, floor))
+                    .await
+                    .map(|found| found.map(JsonBody::preserialized))
+            },
             "reading a DLQ entry",
             format!("no failed run with dlqId `{}` in the DLQ", dlq_id)
         )
@@ -129,7 +134,10 @@ impl MessagingApi for Service {
     ) -> GetUrlGroupResponse {
         found_or_404!(
             GetUrlGroupResponse,
-            self.read_now(|store| store.url_group(&url_group_name)),
+            {
+                let name = url_group_name.clone();
+                self.read_now(move |store| store.url_group(&name)).await
+            },
             "reading a URL group",
             format!("no URL group named `{}`", url_group_name)
         )

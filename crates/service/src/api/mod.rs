@@ -54,15 +54,38 @@ impl Service {
     }
 
     /// Counts one interface request against the account's `max_requests_per_second` and
-    /// `max_requests_per_day_hard` (`docs/decisions.md#d18-rate-limit-headers`).
-    pub fn rate_limit(&self) -> crate::ratelimit::Decision {
+    /// `max_requests_per_day_hard` (`docs/decisions.md#d18-rate-limit-headers`): in the store
+    /// when other processes share it (one budget for all of them), in memory otherwise.
+    pub async fn rate_limit(&self) -> crate::ratelimit::Decision {
         let account = self.account();
         let limit = |value: i64| u64::try_from(value).unwrap_or(0);
-        self.rate_limiter.check(
-            limit(account.max_requests_per_second),
-            limit(account.max_requests_per_day_hard),
-            now_ms(),
-        )
+        let per_second = limit(account.max_requests_per_second);
+        let per_day = limit(account.max_requests_per_day_hard);
+        let now = now_ms();
+        if self.store.shared() {
+            let windows = crate::ratelimit::Windows::at(now);
+            let spent = self
+                .blocking(move |store| store.spend_request(windows, per_second, per_day))
+                .await;
+            match spent {
+                Ok(Some(spent)) => {
+                    return windows.decision(
+                        per_second,
+                        per_day,
+                        spent.second_used,
+                        spent.day_used,
+                        spent.refused,
+                    );
+                }
+                Ok(None) => {}
+                // The request then meets the same failure in the store; this process's own
+                // count still bounds it.
+                Err(error) => {
+                    tracing::warn!(%error, "counting a request in the shared store failed")
+                }
+            }
+        }
+        self.rate_limiter.check(per_second, per_day, now)
     }
 
     /// The cached account record. A writer that panicked cannot have left it half-written (it
@@ -90,6 +113,22 @@ impl Service {
             .clone()
     }
 
+    /// On a store other processes share, reloads the cached account from the store, so that a
+    /// rotation (or a new limit) made through another process holds here from the next request
+    /// on; on a store of this process alone the cache is the truth and nothing is read.
+    pub async fn refresh_account(&self) {
+        if !self.store.shared() {
+            return;
+        }
+        match self.blocking(|store| store.account()).await {
+            Ok(Some(account)) => self.set_account(account),
+            Ok(None) => {}
+            // The request then fails on the store anyway; the last account read still decides
+            // who gets that far.
+            Err(error) => tracing::warn!(%error, "reading the shared account failed"),
+        }
+    }
+
     /// Replaces the cached account after the store accepted the change.
     pub fn set_account(&self, account: MessagingAccount) {
         self.account
@@ -111,14 +150,20 @@ impl Service {
         }
     }
 
-    /// Runs a point read (one row by key) on the calling thread. It takes microseconds, less than
-    /// the two thread switches of a trip through the blocking pool, which profiling showed as
-    /// the largest cost of a get-one request (BENCHMARKS.md, findings). Never for scans or writes.
-    pub fn read_now<T>(
+    /// Runs a point read (one row by key) on the calling thread when the store is embedded: it
+    /// takes microseconds, less than the two thread switches of a trip through the blocking
+    /// pool, which profiling showed as the largest cost of a get-one request (BENCHMARKS.md,
+    /// findings). A store across the network goes through the pool like every other call.
+    /// Never for scans or writes.
+    pub async fn read_now<T: Send + 'static>(
         &self,
-        call: impl FnOnce(&dyn Store) -> Result<T, StoreError>,
+        call: impl FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        call(self.store.as_ref())
+        if self.store.reads_in_place() {
+            call(self.store.as_ref())
+        } else {
+            self.blocking(call).await
+        }
     }
 
     /// A change to one entry by its key (delete, cancel) among those still within retention:

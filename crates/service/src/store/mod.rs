@@ -1,11 +1,14 @@
-//! The durable store behind the service: a small synchronous trait and its SQLite implementation.
+//! The durable store behind the service: a small synchronous trait and its two implementations,
+//! SQLite (the default: one process, one data directory) and PostgreSQL (several processes,
+//! one database).
 //!
-//! The trait is what a PostgreSQL backend would implement; it speaks the models' types and
-//! keeps the interface's semantics (keyset order by `dlqId`, OR within a filter, AND across,
+//! The trait speaks the models' types and keeps the interface's semantics (keyset order by `dlqId`, OR within a filter, AND across,
 //! retention floors, one transaction per multi-row change) so the HTTP layer stays thin.
 
+mod postgres;
 mod sqlite;
 
+pub use postgres::{PostgresStore, PostgresUrl};
 pub use sqlite::{Durability, SqliteStore};
 
 use courier_models::{
@@ -22,9 +25,25 @@ pub enum StoreError {
     /// of the write was stored. The message names the cause.
     #[error("{0}")]
     Full(String),
+    /// The database cannot be reached right now (a PostgreSQL server restarting, every
+    /// connection busy): a 503, and the caller may try again. Nothing was changed.
+    #[error("{0}")]
+    Unavailable(String),
     /// The database failed: a 500.
     #[error("store failure: {0}")]
     Internal(String),
+}
+
+/// Every label of an entry: its `labels` and its deprecated `label`, once each (what the label
+/// filter matches).
+pub(crate) fn labels_of(entry: &FailedWorkflowRun) -> std::collections::BTreeSet<&str> {
+    entry
+        .labels
+        .iter()
+        .map(String::as_str)
+        .chain(entry.label.as_deref())
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// The filters of the list and bulk-delete operations: the spec's `DlqFilter` group, generated
@@ -143,6 +162,15 @@ impl IndexUsage {
             IndexUsage::Activity { at, .. } | IndexUsage::Size { at, .. } => *at,
         }
     }
+}
+
+/// What [`Store::spend_request`] counted: the requests in the current second and day after
+/// this one (a refused request is not counted), and which limit refused it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpentRequest {
+    pub second_used: u64,
+    pub day_used: u64,
+    pub refused: Option<crate::ratelimit::Refusal>,
 }
 
 /// What [`Store::insert_dlq`] stored.
@@ -289,6 +317,38 @@ pub trait Store: Send + Sync + 'static {
     /// recovers by itself. Deletes are never refused: they are how an operator frees space.
     fn write_refusal(&self) -> Option<String> {
         None
+    }
+
+    /// Why the store cannot serve right now (its database unreachable), or `None`: what
+    /// `/health` reports. An embedded store is always there.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// Whether a point read may run on the calling async thread: true for an embedded store,
+    /// where it takes microseconds; false where every call is a network round trip, which must
+    /// stay on the blocking pool.
+    fn reads_in_place(&self) -> bool {
+        true
+    }
+
+    /// On a store several processes share, counts one request against the account's limits in
+    /// the store, so that every process spends one budget; `None` (nothing counted) on a store of
+    /// one process, whose service counts in memory.
+    fn spend_request(
+        &self,
+        _windows: crate::ratelimit::Windows,
+        _per_second: u64,
+        _per_day: u64,
+    ) -> Result<Option<SpentRequest>, StoreError> {
+        Ok(None)
+    }
+
+    /// Whether other processes may share this store (PostgreSQL): the service then reads the
+    /// account and its credentials from the store on every request rather than from memory, so
+    /// a rotation through one process is refused by every other at once.
+    fn shared(&self) -> bool {
+        false
     }
 
     /// Per-minute values of `metric` with `from_ms <= minute <= to_ms`.

@@ -2,9 +2,10 @@
 
 use super::*;
 
-#[test]
-fn a_fully_populated_entry_reads_back_field_for_field() {
-    let f = fixture();
+fn a_fully_populated_entry_reads_back_field_for_field(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     let full = FailedWorkflowRun {
         body: Some(r#"{"order":1,"note":"crème brûlée ×2"}"#.into()),
         body_base64: Some("//4AgA==".into()),
@@ -58,9 +59,10 @@ fn a_fully_populated_entry_reads_back_field_for_field() {
     assert_eq!(f.store.get_dlq("1752829295505-1", 0).expect("get"), None);
 }
 
-#[test]
-fn generated_ids_are_unique_carry_created_at_and_order_by_it() {
-    let f = fixture();
+fn generated_ids_are_unique_carry_created_at_and_order_by_it(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     let base = 1_752_829_295_505;
     // Several entries share a millisecond; one explicit id is mixed in.
     let batch: Vec<_> = (0..30)
@@ -88,7 +90,7 @@ fn generated_ids_are_unique_carry_created_at_and_order_by_it() {
         assert!(seen.insert(id.to_string()), "duplicate id {id}");
     }
     // In dlqId order, createdAt never goes backwards (13-digit millisecond prefixes).
-    let listed = list_all(&f.store, &DlqFilter::default(), 1000, 0);
+    let listed = list_all(f.store.as_ref(), &DlqFilter::default(), 1000, 0);
     let created: BTreeMap<String, i64> = generated
         .iter()
         .map(|(id, c)| ((*id).clone(), *c))
@@ -109,9 +111,10 @@ fn generated_ids_are_unique_carry_created_at_and_order_by_it() {
     }
 }
 
-#[test]
-fn a_duplicate_dlq_id_is_invalid_names_it_and_stores_nothing() {
-    let f = fixture();
+fn a_duplicate_dlq_id_is_invalid_names_it_and_stores_nothing(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     f.insert(&[entry("dup-1", 1000, "wfr_a")]);
     let batches = [
         // A duplicate of a stored id, after a valid entry of a new run.
@@ -133,8 +136,17 @@ fn a_duplicate_dlq_id_is_invalid_names_it_and_stores_nothing() {
         );
     }
     assert_eq!(f.store.dlq_count(0).expect("count"), 1);
-    assert_eq!(list_all(&f.store, &DlqFilter::default(), 10, 0), ["dup-1"]);
+    assert_eq!(
+        list_all(f.store.as_ref(), &DlqFilter::default(), 10, 0),
+        ["dup-1"]
+    );
     // The runs of the refused batches were not registered either.
     assert!(!f.store.cancel_run("wfr_b", 0).expect("cancel"));
     assert!(!f.store.cancel_run("wfr_c", 0).expect("cancel"));
 }
+
+on_both_stores!(
+    a_fully_populated_entry_reads_back_field_for_field,
+    generated_ids_are_unique_carry_created_at_and_order_by_it,
+    a_duplicate_dlq_id_is_invalid_names_it_and_stores_nothing,
+);

@@ -4,25 +4,30 @@ use super::*;
 use crate::filters::varied_entries;
 use crate::resources::search_index;
 
-#[test]
-fn delete_by_ids_skips_unknown_and_repeated_ids() {
-    let f = fixture();
+fn delete_by_ids_skips_unknown_and_repeated_ids(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     f.insert(&run_of("wfr_d", &[("a", 1), ("b", 2), ("c", 3)]));
     let deleted = f
         .store
         .delete_dlq_ids(&["a".into(), "zzz".into(), "a".into(), "c".into()], 0)
         .expect("delete");
     assert_eq!(deleted, 2);
-    assert_eq!(list_all(&f.store, &DlqFilter::default(), 10, 0), ["b"]);
+    assert_eq!(
+        list_all(f.store.as_ref(), &DlqFilter::default(), 10, 0),
+        ["b"]
+    );
     assert_eq!(f.store.delete_dlq_ids(&[], 0).expect("delete"), 0);
     assert!(f.store.delete_dlq_one("b", 0).expect("delete"));
     assert!(!f.store.delete_dlq_one("b", 0).expect("delete again"));
     assert_eq!(f.store.dlq_count(0).expect("count"), 0);
 }
 
-#[test]
-fn delete_matching_in_batches_reports_a_cursor_until_done() {
-    let f = fixture();
+fn delete_matching_in_batches_reports_a_cursor_until_done(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     let mut batch = Vec::new();
     for i in 0..400 {
         let mut e = entry(&format!("m{i:04}"), 1000 + i as i64, "wfr_m");
@@ -35,7 +40,7 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
         ..DlqFilter::default()
     };
     // 250 matching entries in batches of 100: 100, 100, 50.
-    let batches = delete_in_batches(&f.store, &filter, 100);
+    let batches = delete_in_batches(f.store.as_ref(), &filter, 100);
     for next in batches.iter().filter_map(|(_, next)| next.as_deref()) {
         assert!(
             f.store.get_dlq(next, 0).expect("get").is_none(),
@@ -65,14 +70,15 @@ fn delete_matching_in_batches_reports_a_cursor_until_done() {
     assert_eq!(f.store.dlq_count(0).expect("count"), 0);
 }
 
-#[test]
-fn cancel_removes_the_run_and_all_its_entries_once() {
-    let f = fixture();
+fn cancel_removes_the_run_and_all_its_entries_once(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     f.insert(&run_of("wfr_a", &[("a1", 1), ("a2", 2), ("a3", 3)]));
     f.insert(&run_of("wfr_b", &[("b1", 4), ("b2", 5)]));
     assert!(f.store.cancel_run("wfr_a", 0).expect("cancel"));
     assert_eq!(
-        list_all(&f.store, &DlqFilter::default(), 10, 0),
+        list_all(f.store.as_ref(), &DlqFilter::default(), 10, 0),
         ["b1", "b2"]
     );
     assert!(!f.store.cancel_run("wfr_a", 0).expect("second cancel"));
@@ -95,9 +101,10 @@ fn cancel_removes_the_run_and_all_its_entries_once() {
     assert_eq!(f.store.dlq_count(0).expect("count"), 0);
 }
 
-#[test]
-fn retention_hides_old_entries_and_purge_removes_them() {
-    let f = fixture();
+fn retention_hides_old_entries_and_purge_removes_them(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     f.insert(&run_of(
         "wfr_r",
         &[("old", 1_000), ("edge", 2_000), ("new", 3_000)],
@@ -106,12 +113,12 @@ fn retention_hides_old_entries_and_purge_removes_them() {
     assert_eq!(f.store.get_dlq("old", min).expect("get"), None);
     assert!(f.store.get_dlq("edge", min).expect("get").is_some());
     assert_eq!(
-        list_all(&f.store, &DlqFilter::default(), 10, min),
+        list_all(f.store.as_ref(), &DlqFilter::default(), 10, min),
         ["edge", "new"]
     );
     assert_eq!(
         list_all(
-            &f.store,
+            f.store.as_ref(),
             &DlqFilter {
                 workflow_run_id: Some("wfr_r".into()),
                 ..DlqFilter::default()
@@ -137,7 +144,7 @@ fn retention_hides_old_entries_and_purge_removes_them() {
         caller_ip: vec!["192.0.2.1".into()],
         ..DlqFilter::default()
     };
-    assert_eq!(list_all(&f.store, &kept, 10, min), ["l-new"]);
+    assert_eq!(list_all(f.store.as_ref(), &kept, 10, min), ["l-new"]);
     assert_eq!(
         f.store.dlq_count_matching(&kept, min, 10).expect("count"),
         1
@@ -158,9 +165,10 @@ fn retention_hides_old_entries_and_purge_removes_them() {
     assert_eq!(f.store.get_dlq("old", 0).expect("get"), None);
 }
 
-#[test]
-fn a_full_dlq_evicts_its_oldest_entries() {
-    let f = fixture();
+fn a_full_dlq_evicts_its_oldest_entries(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     f.store
         .insert_dlq(&run_of("wfr_e", &[("c", 100), ("a", 300), ("b", 100)]), 5)
         .expect("insert");
@@ -186,16 +194,17 @@ fn a_full_dlq_evicts_its_oldest_entries() {
             .insert_dlq(&run_of("wfr_e", entries), max_dlq_size)
             .expect("insert");
         assert_eq!(
-            list_all(&f.store, &DlqFilter::default(), 10, 0),
+            list_all(f.store.as_ref(), &DlqFilter::default(), 10, 0),
             left,
             "after inserting {entries:?}"
         );
     }
 }
 
-#[test]
-fn everything_survives_closing_and_reopening() {
-    let f = fixture();
+fn everything_survives_closing_and_reopening(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     let account = default_account("team@example.com", "token-1".into(), 1_700_000_000_000);
     f.store
         .create_account(&account, "mgmt-key")
@@ -232,10 +241,8 @@ fn everything_survives_closing_and_reopening() {
     f.store
         .add_usage_batch(&[("delivered".into(), 60_000, 2.0)])
         .expect("usage");
-    let path = f.path.clone();
-    drop(f.store);
-
-    let store = SqliteStore::open(&path).expect("reopen");
+    let f = f.reopened();
+    let store = f.store.as_ref();
     let reopened = store.account().expect("account").expect("an account");
     assert_eq!(reopened, rotated);
     assert_eq!(
@@ -243,7 +250,7 @@ fn everything_survives_closing_and_reopening() {
         Some("mgmt-key")
     );
     assert_eq!(
-        list_all(&store, &DlqFilter::default(), 100, 0),
+        list_all(store, &DlqFilter::default(), 100, 0),
         ids(&entries)
     );
     assert_eq!(
@@ -263,28 +270,39 @@ fn everything_survives_closing_and_reopening() {
         [(60_000, 2.0)]
     );
     // Generated ids stay unique across a reopen.
-    let before: BTreeSet<String> = list_all(&store, &DlqFilter::default(), 1000, 0)
+    let before: BTreeSet<String> = list_all(store, &DlqFilter::default(), 1000, 0)
         .into_iter()
         .collect();
     let first = store
         .insert_dlq(&[entry("", 9_000, "wfr_x")], NO_LIMIT)
         .expect("insert");
-    drop(store);
-    let store = SqliteStore::open(&path).expect("reopen");
+    let f = f.reopened();
+    let store = f.store.as_ref();
     let second = store
         .insert_dlq(&[entry("", 9_000, "wfr_x")], NO_LIMIT)
         .expect("insert after reopen");
     assert_ne!(first, second);
     assert!(!before.contains(&second.dlq_ids[0]));
-    assert_eq!(store.integrity_check().expect("check"), "ok");
+    f.assert_intact();
 }
 
-#[test]
-fn rotation_without_an_account_is_refused() {
-    let f = fixture();
+fn rotation_without_an_account_is_refused(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     assert!(matches!(
         f.store.rotate_credentials("t", "p"),
         Err(StoreError::Invalid(_))
     ));
     assert_eq!(f.store.account().expect("account"), None);
 }
+
+on_both_stores!(
+    delete_by_ids_skips_unknown_and_repeated_ids,
+    delete_matching_in_batches_reports_a_cursor_until_done,
+    cancel_removes_the_run_and_all_its_entries_once,
+    retention_hides_old_entries_and_purge_removes_them,
+    a_full_dlq_evicts_its_oldest_entries,
+    everything_survives_closing_and_reopening,
+    rotation_without_an_account_is_refused,
+);

@@ -1,14 +1,20 @@
-//! The store's semantics, call by call, on real SQLite files: ids, filters, keyset pagination
-//! under concurrent change, deletes, cancel, retention, eviction, durability across reopen and
-//! usage counters. Each expectation is computed independently of the SQL (a Rust predicate over
-//! what was inserted), so a wrong query fails here rather than in an HTTP test.
+//! The store's semantics, call by call, on both stores: real SQLite files and a real PostgreSQL
+//! database (a throwaway schema each; skipped with one printed line where none is configured,
+//! see `courier_service::test_database`). Ids, filters, keyset pagination under concurrent
+//! change, deletes, cancel, retention, eviction, durability across reopen and usage counters.
+//! Each expectation is computed independently of the SQL (a Rust predicate over what was
+//! inserted), so a wrong query fails here rather than in an HTTP test. A test written once runs
+//! on each store through [`on_both_stores!`].
 
 use courier_models::{
     FailedWorkflowRun, FailureCallbackInfo, FailureFunctionState, Headers, IndexRegion, IndexType,
     SearchIndex, UrlGroupEndpoint,
 };
 use courier_service::account::default_account;
-use courier_service::store::{ActiveRun, DlqFilter, PageQuery, SqliteStore, Store, StoreError};
+use courier_service::store::{
+    ActiveRun, DlqFilter, PageQuery, PostgresStore, SqliteStore, Store, StoreError,
+};
+use courier_service::test_database::TestDatabase;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,11 +24,22 @@ use std::time::{Duration, Instant};
 /// Far above anything a test inserts, so nothing is evicted unless a test asks for it.
 const NO_LIMIT: u64 = 1_000_000;
 
+/// Which store a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
 struct Fixture {
+    backend: Backend,
     // Kept so the directory outlives the store.
     _dir: tempfile::TempDir,
+    /// The SQLite file (unused on PostgreSQL).
     path: PathBuf,
-    store: SqliteStore,
+    /// The throwaway schema on PostgreSQL.
+    database: Option<TestDatabase>,
+    store: Box<dyn Store>,
 }
 
 impl Fixture {
@@ -33,18 +50,82 @@ impl Fixture {
             .expect("insert")
             .dlq_ids
     }
+
+    /// The store closed and opened again, as by a restarted process.
+    fn reopened(self) -> Fixture {
+        let Fixture {
+            backend,
+            _dir,
+            path,
+            database,
+            store,
+        } = self;
+        drop(store);
+        let store = open_store(&path, database.as_ref());
+        Fixture {
+            backend,
+            _dir,
+            path,
+            database,
+            store,
+        }
+    }
+
+    /// On SQLite, the file passes `PRAGMA integrity_check` (PostgreSQL keeps its own).
+    fn assert_intact(&self) {
+        if self.backend == Backend::Sqlite {
+            let check: String = rusqlite::Connection::open(&self.path)
+                .expect("raw")
+                .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+                .expect("integrity_check");
+            assert_eq!(check, "ok");
+        }
+    }
 }
 
-fn fixture() -> Fixture {
+/// The store at `path` (SQLite), or in `database` (PostgreSQL).
+fn open_store(path: &std::path::Path, database: Option<&TestDatabase>) -> Box<dyn Store> {
+    match database {
+        None => Box::new(SqliteStore::open(path).expect("open")),
+        Some(database) => Box::new(PostgresStore::connect(database.url()).expect("connect")),
+    }
+}
+
+/// A fresh, empty store on `backend`; `None` when PostgreSQL is not configured here.
+fn fixture(backend: Backend) -> Option<Fixture> {
     let dir = tempfile::tempdir().expect("tempdir");
     // A directory that does not exist yet: open must create it.
     let path = dir.path().join("nested").join("courier.sqlite3");
-    let store = SqliteStore::open(&path).expect("open");
-    Fixture {
+    let database = match backend {
+        Backend::Sqlite => None,
+        Backend::Postgres => Some(TestDatabase::create()?),
+    };
+    let store = open_store(&path, database.as_ref());
+    Some(Fixture {
+        backend,
         _dir: dir,
         path,
+        database,
         store,
-    }
+    })
+}
+
+/// Runs each named test, a `fn(Backend)`, once per store: `sqlite::name` and `postgres::name`.
+macro_rules! on_both_stores {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test]
+            fn $name() {
+                super::$name(crate::Backend::Sqlite)
+            })*
+        }
+        mod postgres {
+            $(#[test]
+            fn $name() {
+                super::$name(crate::Backend::Postgres)
+            })*
+        }
+    };
 }
 
 fn headers(pairs: &[(&str, &[&str])]) -> Headers {
@@ -107,7 +188,7 @@ fn ids(entries: &[FailedWorkflowRun]) -> Vec<String> {
 }
 
 /// Every page of a scan, checking each page's shape on the way.
-fn list_all(store: &SqliteStore, filter: &DlqFilter, page: usize, min: i64) -> Vec<String> {
+fn list_all(store: &dyn Store, filter: &DlqFilter, page: usize, min: i64) -> Vec<String> {
     let mut all = Vec::new();
     let mut after: Option<String> = None;
     loop {
@@ -134,7 +215,7 @@ fn list_all(store: &SqliteStore, filter: &DlqFilter, page: usize, min: i64) -> V
 /// Deletes every match in batches of `batch`, following the cursor: each batch's count and the
 /// cursor it answered, in order.
 fn delete_in_batches(
-    store: &SqliteStore,
+    store: &dyn Store,
     filter: &DlqFilter,
     batch: usize,
 ) -> Vec<(u64, Option<String>)> {

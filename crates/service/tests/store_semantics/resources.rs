@@ -28,9 +28,10 @@ pub(crate) fn search_index() -> SearchIndex {
     }
 }
 
-#[test]
-fn url_groups_keep_created_at_and_indexes_read_back() {
-    let f = fixture();
+fn url_groups_keep_created_at_and_indexes_read_back(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     assert_eq!(f.store.url_group("orders").expect("group"), None);
     let one = [UrlGroupEndpoint {
         name: String::new(),
@@ -73,9 +74,10 @@ fn url_groups_keep_created_at_and_indexes_read_back() {
     );
 }
 
-#[test]
-fn usage_counters_add_up_per_metric_and_minute() {
-    let f = fixture();
+fn usage_counters_add_up_per_metric_and_minute(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     let m = |metric: &str, minute: i64, value: f64| (metric.to_owned(), minute, value);
     f.store
         .add_usage_batch(&[
@@ -112,3 +114,8 @@ fn usage_counters_add_up_per_metric_and_minute() {
             .is_empty()
     );
 }
+
+on_both_stores!(
+    url_groups_keep_created_at_and_indexes_read_back,
+    usage_counters_add_up_per_metric_and_minute,
+);

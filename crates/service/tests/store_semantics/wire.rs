@@ -5,9 +5,10 @@
 use super::*;
 use courier_models::WorkflowDlqMessage;
 
-#[test]
-fn stored_bytes_are_what_serde_writes_for_the_inserted_entries() {
-    let f = fixture();
+fn stored_bytes_are_what_serde_writes_for_the_inserted_entries(backend: Backend) {
+    let Some(f) = fixture(backend) else {
+        return;
+    };
     let runs = courier_service::demo::failed_runs(1_800_000_000_000);
     assert!(runs.len() >= 100, "enough variety: {}", runs.len());
     let stored_ids = f.insert(&runs);
@@ -48,3 +49,5 @@ fn stored_bytes_are_what_serde_writes_for_the_inserted_entries() {
         .collect();
     assert_eq!(listed, expected, "list shapes, in dlqId order");
 }
+
+on_both_stores!(stored_bytes_are_what_serde_writes_for_the_inserted_entries,);

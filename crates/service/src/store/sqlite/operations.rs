@@ -1,7 +1,7 @@
 //! The [`Store`] methods: each one transaction on the writer, or one read on a reader.
 
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
-use super::scan::{Read, Scanned, all_records, labels_of, runs_matching_sql, scan};
+use super::scan::{Read, Scanned, all_records, runs_matching_sql, scan};
 use super::schema::{
     ANY_MARK, EXPIRED_RUNS_DELETE, INDEX_RECORD, LABEL_ENTRY, LIVE_COUNT, MARK_DELETED,
     MARK_ROW_DELETED, URL_GROUP_RECORD,
@@ -10,6 +10,7 @@ use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, 
 use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
 use crate::store::{
     ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, PageQuery, Store, StoreError,
+    labels_of,
 };
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,

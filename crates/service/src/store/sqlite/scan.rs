@@ -2,7 +2,7 @@
 //! [`filter_sql`] destructures the filter, so a filter added to the spec fails to compile here.
 
 use super::{StoreError, from_json};
-use courier_models::{DlqFilter, FailedWorkflowRun};
+use courier_models::DlqFilter;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 use std::collections::BTreeSet;
@@ -258,17 +258,6 @@ pub(super) fn scan(
         }
     }
     Ok(merged.into_values().take(take).collect())
-}
-
-/// Every label of an entry: its `labels` and its deprecated `label`, once each.
-pub(super) fn labels_of(entry: &FailedWorkflowRun) -> BTreeSet<&str> {
-    entry
-        .labels
-        .iter()
-        .map(String::as_str)
-        .chain(entry.label.as_deref())
-        .filter(|l| !l.is_empty())
-        .collect()
 }
 
 /// The query listing the ids of the runs a bulk cancel by filter takes, in id order: the run's

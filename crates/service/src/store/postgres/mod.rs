@@ -1,0 +1,272 @@
+//! The PostgreSQL store: the same [`Store`](crate::store::Store) on a database several
+//! `courier serve` processes share (`courier serve --store postgres://…`).
+//!
+//! Where SQLite's store is tuned for one process and one file, this one is written for many
+//! processes and one truth: every multi-row change is one transaction; inserts take a
+//! transaction-scoped advisory lock, so the DLQ's size limit stays exact however many processes
+//! insert at once; the live entry count is kept by a trigger, so eviction never counts the table;
+//! text keys compare byte-wise (`COLLATE "C"`), so ids order exactly as on SQLite and a cursor
+//! from one process (or one store) continues on any other. Deletes remove rows at once:
+//! PostgreSQL's own MVCC already does what SQLite's tombstones do (a delete marks, `VACUUM`
+//! reclaims), so [`Store::reclaim_deleted`](crate::store::Store::reclaim_deleted) has nothing to do.
+//!
+//! The store is in rooms: `schema` (migrations by refinery, under an advisory lock so processes
+//! starting together migrate once), `scan` (filters as SQL), `steps` (what several methods share), `operations` (the `Store`
+//! methods) and `usage` (the statistics' counters and the request limits).
+
+mod operations;
+mod scan;
+mod schema;
+mod steps;
+mod usage;
+
+use super::StoreError;
+use r2d2_postgres::PostgresConnectionManager;
+use r2d2_postgres::postgres::{Client, Config, NoTls, Transaction};
+use std::str::FromStr;
+use std::time::Duration;
+
+type Pool = r2d2_postgres::r2d2::Pool<PostgresConnectionManager<NoTls>>;
+
+/// A PostgreSQL connection string (a `postgres://` URL or libpq's `key=value` form), checked
+/// when parsed. Its `Debug` and `Display` show where it points, never its password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PostgresUrl {
+    connection: String,
+    location: String,
+}
+
+impl PostgresUrl {
+    /// The whole connection string, password included: only for connecting.
+    pub fn expose(&self) -> &str {
+        &self.connection
+    }
+}
+
+impl FromStr for PostgresUrl {
+    type Err = String;
+
+    fn from_str(connection: &str) -> Result<PostgresUrl, String> {
+        let config = Config::from_str(connection)
+            // The parser's message names the option, never the whole string.
+            .map_err(|error| format!("the PostgreSQL connection string is not valid: {error}"))?;
+        Ok(PostgresUrl {
+            connection: connection.to_owned(),
+            location: location(&config),
+        })
+    }
+}
+
+impl std::fmt::Display for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.location)
+    }
+}
+
+impl std::fmt::Debug for PostgresUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PostgresUrl({})", self.location)
+    }
+}
+
+/// A courier store in a PostgreSQL database (or in one schema of it: set `search_path` in the
+/// connection string's `options`, e.g. `?options=-csearch_path%3Dcourier_ci`).
+pub struct PostgresStore {
+    pool: Pool,
+    /// Where the store is, without its password: what logs and errors may say.
+    location: String,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+/// Connections one process keeps: the calls it serves at once (more wait for one).
+const CONNECTIONS: u32 = 8;
+
+/// How long a call waits for a connection (the server down or every connection busy) before it
+/// fails with [`StoreError::Unavailable`].
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl PostgresStore {
+    /// Connects to the database `connection` names (a `postgres://` URL or libpq's `key=value`
+    /// form) and brings it to the current schema; refuses a schema newer than this courier's.
+    ///
+    /// No error, log line or `Debug` output carries the connection string's password.
+    pub fn connect(connection: &str) -> Result<PostgresStore, StoreError> {
+        let config = Config::from_str(connection).map_err(|error| {
+            // The parser's message names the option, never the whole string.
+            StoreError::Invalid(format!(
+                "the PostgreSQL connection string is not valid: {error}"
+            ))
+        })?;
+        let location = location(&config);
+        let mut config = config;
+        if config.get_application_name().is_none() {
+            config.application_name("courier");
+        }
+        config.connect_timeout(CONNECT_TIMEOUT);
+        // One connection first, to migrate on and to fail fast with the server's own words (a
+        // wrong password, an unknown database): the pool would retry until its timeout and then
+        // say only that it timed out.
+        let mut first = config.connect(NoTls).map_err(|error| {
+            StoreError::Unavailable(format!(
+                "cannot connect to PostgreSQL at {location}: {}",
+                explain(&error)
+            ))
+        })?;
+        schema::migrate(&mut first)?;
+        drop(first);
+        let manager = PostgresConnectionManager::new(config, NoTls);
+        let pool = r2d2_postgres::r2d2::Pool::builder()
+            .max_size(CONNECTIONS)
+            .min_idle(Some(1))
+            .connection_timeout(CONNECT_TIMEOUT)
+            // A connection is tested before it is handed out, so one that died with a server
+            // restart is replaced instead of failing a request.
+            .test_on_check_out(true)
+            .error_handler(Box::new(LogConnectionErrors))
+            .build(manager)
+            .map_err(|error| {
+                StoreError::Unavailable(format!(
+                    "cannot connect to PostgreSQL at {location}: {error}"
+                ))
+            })?;
+        Ok(PostgresStore { pool, location })
+    }
+
+    /// Where the store is (`postgres://user@host:port/dbname`), without the password.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// Whether the database answers right now (`/health`).
+    pub fn ping(&self) -> Result<(), StoreError> {
+        self.read(|c| c.batch_execute("SELECT 1").map_err(StoreError::from))
+    }
+
+    fn client(
+        &self,
+    ) -> Result<r2d2_postgres::r2d2::PooledConnection<PostgresConnectionManager<NoTls>>, StoreError>
+    {
+        self.pool.get().map_err(|error| {
+            StoreError::Unavailable(format!(
+                "PostgreSQL at {} is unavailable: {error}",
+                self.location
+            ))
+        })
+    }
+
+    /// Runs `call` with a connection of the pool.
+    fn read<T>(
+        &self,
+        call: impl FnOnce(&mut Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        call(&mut *self.client()?)
+    }
+
+    /// Runs `call` in one transaction, committed when it returns `Ok`.
+    fn write<T>(
+        &self,
+        call: impl FnOnce(&mut Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut client = self.client()?;
+        let mut transaction = client.transaction()?;
+        let value = call(&mut transaction)?;
+        transaction.commit()?;
+        Ok(value)
+    }
+}
+
+/// Logs why the pool could not open a connection, in the server's words.
+#[derive(Debug)]
+struct LogConnectionErrors;
+
+impl r2d2_postgres::r2d2::HandleError<r2d2_postgres::postgres::Error> for LogConnectionErrors {
+    fn handle_error(&self, error: r2d2_postgres::postgres::Error) {
+        tracing::error!(error = %explain(&error), "connecting to PostgreSQL failed");
+    }
+}
+
+/// The error with its causes (the driver's own message is often just "db error").
+fn explain(error: &r2d2_postgres::postgres::Error) -> String {
+    if let Some(db) = error.as_db_error() {
+        return format!("{} ({})", db.message(), db.code().code());
+    }
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
+}
+
+/// `postgres://user@host:port/dbname` of `config`: everything an operator needs to tell stores
+/// apart, nothing secret.
+fn location(config: &Config) -> String {
+    use r2d2_postgres::postgres::config::Host;
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(i, host)| {
+            let name = match host {
+                Host::Tcp(name) => name.clone(),
+                Host::Unix(path) => path.display().to_string(),
+            };
+            match config.get_ports().get(i).or(config.get_ports().first()) {
+                Some(port) => format!("{name}:{port}"),
+                None => name,
+            }
+        })
+        .collect();
+    let user = config
+        .get_user()
+        .map(|user| format!("{user}@"))
+        .unwrap_or_default();
+    let dbname = config.get_dbname().unwrap_or("");
+    format!("postgres://{user}{}/{dbname}", hosts.join(","))
+}
+
+/// A failed PostgreSQL call: a full disk is told apart (507, deletes go on), and so is a server
+/// that cannot be reached or is shutting down (503: try again), from a failure of the query (500).
+impl From<r2d2_postgres::postgres::Error> for StoreError {
+    fn from(error: r2d2_postgres::postgres::Error) -> StoreError {
+        use r2d2_postgres::postgres::error::SqlState;
+        match error.code() {
+            Some(code) if *code == SqlState::DISK_FULL => StoreError::Full(format!(
+                "the database has no room for the write: {}",
+                explain(&error)
+            )),
+            Some(code)
+                if code.code().starts_with("08")
+                    || code.code().starts_with("57P")
+                    || *code == SqlState::TOO_MANY_CONNECTIONS =>
+            {
+                StoreError::Unavailable(format!("PostgreSQL is unavailable: {}", explain(&error)))
+            }
+            // No SQLSTATE: the connection broke (an I/O error) or was closed under the call.
+            None if error.is_closed()
+                || std::error::Error::source(&error).is_some_and(|s| s.is::<std::io::Error>()) =>
+            {
+                StoreError::Unavailable(format!("PostgreSQL is unavailable: {}", explain(&error)))
+            }
+            _ => StoreError::Internal(explain(&error)),
+        }
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|error| StoreError::Internal(error.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text)
+        .map_err(|e| StoreError::Internal(format!("a stored record does not parse: {e}")))
+}
