@@ -197,6 +197,76 @@ async fn the_request_limits_are_one_budget_across_processes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_session_opened_through_one_process_works_on_the_others() {
+    let Some((_database, processes)) = processes(2) else {
+        return;
+    };
+    // No redirects followed: a page answered 200 is served to the session, a 303 to the login
+    // form is a refusal.
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let login = http
+        .post(format!("{}/console/login", processes[0].management))
+        .form(&[
+            ("username", CUSTOMER),
+            ("password", KEY),
+            ("next", "/console/dlq"),
+        ])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(login.status().as_u16(), 303);
+    let cookie = login
+        .headers()
+        .get(reqwest::header::SET_COOKIE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .expect("a session cookie")
+        .to_owned();
+    let page = |courier: &Courier| {
+        http.get(format!("{}/console/dlq", courier.management))
+            .header(reqwest::header::COOKIE, &cookie)
+            .send()
+    };
+    for courier in &processes {
+        let status = page(courier).await.expect("page").status().as_u16();
+        assert_eq!(status, 200, "the session on {}", courier.management);
+    }
+    // Signed out through the other process: gone on both. The logout form carries the
+    // session's CSRF token, read from a page.
+    let html = page(&processes[1])
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    let csrf = html
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the page's CSRF token");
+    let logout = http
+        .post(format!("{}/console/logout", processes[1].management))
+        .header(reqwest::header::COOKIE, &cookie)
+        .header(reqwest::header::ORIGIN, &processes[1].management)
+        .form(&[("csrf", csrf)])
+        .send()
+        .await
+        .expect("logout");
+    assert_eq!(logout.status().as_u16(), 303);
+    for courier in &processes {
+        let status = page(courier).await.expect("page").status().as_u16();
+        assert_eq!(
+            status, 303,
+            "after logout, {} sends to the login form",
+            courier.management
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statistics_count_the_requests_of_every_process() {
     let Some((_database, processes)) = processes(2) else {
         return;

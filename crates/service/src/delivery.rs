@@ -46,4 +46,3 @@ pub fn needs_delivery_engine(service: Arc<Service>) -> Router {
         .route("/v2/workflows/dlq/callback/{dlqId}", post())
         .with_state(service)
 }
-

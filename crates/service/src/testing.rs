@@ -2,6 +2,10 @@
 //!
 //! For contract tests: start it, fill it through the admin API, point any client at
 //! [`TestService::base_url`], and [`TestService::restart`] it to prove durability.
+//!
+//! Its store is SQLite in a temporary directory; with `COURIER_TEST_SERVICE_STORE=postgres` it is
+//! a throwaway schema of the database `COURIER_TEST_POSTGRES` names instead
+//! ([`crate::test_database`]), so the same contract and acceptance tests run on both stores.
 
 use crate::account::{InitialCredentials, random_secret};
 use crate::app::{Config, bind, open_service, serve};
@@ -35,7 +39,12 @@ pub struct TestService {
     // Held across restarts, like the binary holds it for its lifetime (dropped before the dir).
     _lock: crate::datadir::DataDirLock,
     _data_dir: tempfile::TempDir,
+    /// The PostgreSQL schema holding the store, when the tests run on PostgreSQL.
+    _database: Option<crate::test_database::TestDatabase>,
 }
+
+/// Set to `postgres` to run every `TestService` on PostgreSQL.
+pub const STORE_VARIABLE: &str = "COURIER_TEST_SERVICE_STORE";
 
 impl TestService {
     /// Starts a fresh service: new data dir, random credentials, admin API enabled.
@@ -58,11 +67,22 @@ impl TestService {
         admin_http: reqwest::Client,
     ) -> TestService {
         let data_dir = tempfile::tempdir().expect("temporary data dir");
+        let database = match std::env::var(STORE_VARIABLE).as_deref() {
+            Ok("postgres") => Some(crate::test_database::TestDatabase::create().unwrap_or_else(
+                || panic!("{STORE_VARIABLE}=postgres needs a database in COURIER_TEST_POSTGRES"),
+            )),
+            _ => None,
+        };
         let config = Config {
             listen: "127.0.0.1:0".parse().expect("address"),
             management_listen: None,
             data_dir: data_dir.path().to_path_buf(),
-            postgres: None,
+            postgres: database.as_ref().map(|database| {
+                database
+                    .url()
+                    .parse()
+                    .expect("the test database's connection string parses")
+            }),
             credentials: InitialCredentials {
                 customer_id: Some(format!(
                     "team-{}@example.com",
@@ -94,6 +114,7 @@ impl TestService {
             task: None,
             _lock: crate::datadir::lock_data_dir(data_dir.path()).expect("data dir lock"),
             _data_dir: data_dir,
+            _database: database,
         };
         service.launch().await;
         service

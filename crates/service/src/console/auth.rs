@@ -1,9 +1,8 @@
 //! Who gets into the console: the management credentials, by login form (a session cookie) or
 //! HTTP Basic (scripts); and the guard of every state-changing POST against cross-site requests.
 //!
-//! Sessions are random ids kept in memory with an expiry, so a restart signs everyone out and
-//! nothing secret is ever derived from the cookie. A session also remembers the management key
-//! it was opened with: once the key changes, the session ends.
+//! Sessions (`sessions`) are random ids with an expiry. A session also remembers the
+//! management key it was opened with: once the key changes, the session ends.
 //!
 //! Cross-site protection has three layers, because one alone has gaps: the cookie is
 //! `SameSite=Strict` (a cross-site POST carries no session), every POST must come from this
@@ -12,7 +11,6 @@
 
 use super::Console;
 use super::view;
-use crate::account::random_secret;
 use crate::signin::{CredentialKind, client_address, retry_after_seconds};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -22,93 +20,17 @@ use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 use courier_server::ManagementApi;
 use courier_server::auth::{ManagementCredentials, constant_time_eq, management_credentials};
 use courier_server::query::Query;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "courier_console";
 /// The form field that carries a session's CSRF token.
 pub const CSRF_FIELD: &str = "csrf";
 /// How long a session lasts from login (the cookie's `Max-Age` too).
-const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 60 * 60);
+pub(super) const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 60 * 60);
 /// Largest form body read (a login or an action form is a few hundred bytes).
 const MAX_FORM_BYTES: usize = 16 * 1024;
-
-struct Session {
-    csrf: String,
-    expires: Instant,
-    /// The management key at login: a rotated key ends the session.
-    management_key: String,
-    /// A one-time notice for the next page ("3 entries deleted").
-    flash: Option<String>,
-}
-
-/// The open sessions, by id.
-#[derive(Default)]
-pub struct Sessions(Mutex<HashMap<String, Session>>);
-
-impl Sessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Opens a session; returns its id. Expired sessions are dropped here, so the map only
-    /// grows with live ones.
-    fn open(&self, management_key: &str) -> String {
-        let now = Instant::now();
-        let id = random_secret(32);
-        let mut sessions = self.lock();
-        sessions.retain(|_, session| session.expires > now);
-        sessions.insert(
-            id.clone(),
-            Session {
-                csrf: random_secret(32),
-                expires: now + SESSION_LIFETIME,
-                management_key: management_key.to_owned(),
-                flash: None,
-            },
-        );
-        id
-    }
-
-    /// The viewer of a live session with this id, while the management key is unchanged.
-    fn find(&self, id: &str, management_key: &str) -> Option<Viewer> {
-        let mut sessions = self.lock();
-        let session = sessions.get(id)?;
-        if session.expires <= Instant::now()
-            || !constant_time_eq(&session.management_key, management_key)
-        {
-            sessions.remove(id);
-            return None;
-        }
-        Some(Viewer::Session {
-            id: id.to_owned(),
-            csrf: session.csrf.clone(),
-        })
-    }
-
-    fn close(&self, id: &str) {
-        self.lock().remove(id);
-    }
-
-    pub fn set_flash(&self, viewer: &Viewer, message: String) {
-        if let Viewer::Session { id, .. } = viewer
-            && let Some(session) = self.lock().get_mut(id)
-        {
-            session.flash = Some(message);
-        }
-    }
-
-    pub fn take_flash(&self, viewer: &Viewer) -> Option<String> {
-        match viewer {
-            Viewer::Session { id, .. } => self.lock().get_mut(id)?.flash.take(),
-            Viewer::Basic => None,
-        }
-    }
-}
 
 /// Who is looking at a page.
 #[derive(Clone, Debug)]
@@ -141,9 +63,10 @@ pub async fn require_viewer(
 ) -> Response {
     let management_key = console.service.management_key();
     let client = client_address(request.extensions());
-    let from_session = jar
-        .get(SESSION_COOKIE)
-        .and_then(|cookie| console.sessions.find(cookie.value(), &management_key));
+    let from_session = match jar.get(SESSION_COOKIE) {
+        Some(cookie) => console.sessions.find(cookie.value(), &management_key).await,
+        None => None,
+    };
     let viewer = match from_session {
         Some(viewer) => viewer,
         None => match basic_viewer(&console, request.headers(), client).await {
@@ -332,11 +255,11 @@ pub async fn login_page(
 ) -> Response {
     let next = Query::parse(raw.as_deref().unwrap_or("")).credential("next");
     let key = console.service.management_key();
-    if jar
-        .get(SESSION_COOKIE)
-        .and_then(|cookie| console.sessions.find(cookie.value(), &key))
-        .is_some()
-    {
+    let signed_in = match jar.get(SESSION_COOKIE) {
+        Some(cookie) => console.sessions.find(cookie.value(), &key).await.is_some(),
+        None => false,
+    };
+    if signed_in {
         return Redirect::to(&safe_next(next)).into_response();
     }
     view::login(StatusCode::OK, next.as_deref(), "", None)
@@ -390,7 +313,18 @@ pub async fn login(
             Some("The customer id or the management key is wrong."),
         );
     }
-    let id = console.sessions.open(&console.service.management_key());
+    let Some(id) = console
+        .sessions
+        .open(&console.service.management_key())
+        .await
+    else {
+        return view::login(
+            StatusCode::SERVICE_UNAVAILABLE,
+            next.as_deref(),
+            &username,
+            Some("The service cannot open a session right now; try again."),
+        );
+    };
     let cookie = Cookie::build((SESSION_COOKIE, id))
         .path("/console")
         .http_only(true)
@@ -407,7 +341,7 @@ pub async fn logout(
     axum::Extension(viewer): axum::Extension<Viewer>,
 ) -> Response {
     if let Viewer::Session { id, .. } = &viewer {
-        console.sessions.close(id);
+        console.sessions.close(id).await;
     }
     let jar = jar.remove(Cookie::build(SESSION_COOKIE).path("/console"));
     (jar, Redirect::to("/console/login")).into_response()
@@ -470,13 +404,13 @@ mod tests {
 
     #[test]
     fn a_session_ends_when_the_management_key_changes() {
-        let sessions = Sessions::default();
-        let id = sessions.open("key-1");
-        assert!(sessions.find(&id, "key-1").is_some());
-        assert!(sessions.find("not-a-session", "key-1").is_none());
-        assert!(sessions.find(&id, "key-2").is_none());
+        let sessions = super::super::sessions::Sessions::default();
+        let id = sessions.open_here("key-1");
+        assert!(sessions.find_here(&id, "key-1").is_some());
+        assert!(sessions.find_here("not-a-session", "key-1").is_none());
+        assert!(sessions.find_here(&id, "key-2").is_none());
         assert!(
-            sessions.find(&id, "key-1").is_none(),
+            sessions.find_here(&id, "key-1").is_none(),
             "an ended session stays ended"
         );
     }

@@ -10,6 +10,7 @@ mod assets;
 mod auth;
 mod chart;
 mod pages;
+mod sessions;
 mod view;
 
 use crate::api::Service;
@@ -26,7 +27,7 @@ pub use view::login as login_form_page;
 /// What every console handler shares.
 pub struct Console {
     service: Arc<Service>,
-    sessions: auth::Sessions,
+    sessions: sessions::Sessions,
     /// Failed sign-ins per client address, shared with the API's listeners.
     guard: Arc<SignInGuard>,
     /// Whether the session cookie gets `Secure` (the service serves HTTPS).
@@ -36,8 +37,8 @@ pub struct Console {
 /// The console's routes, all under `/console`, for the management listener.
 pub fn router(service: Arc<Service>, guard: Arc<SignInGuard>, secure_cookies: bool) -> Router {
     let console = Arc::new(Console {
+        sessions: sessions::Sessions::of(&service),
         service,
-        sessions: auth::Sessions::default(),
         guard,
         secure_cookies,
     });

@@ -173,6 +173,17 @@ pub struct SpentRequest {
     pub refused: Option<crate::ratelimit::Refusal>,
 }
 
+/// A console session kept in a store several processes share, so that a sign-in through one
+/// process holds on every other (`console::auth` keeps them in memory otherwise).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsoleSession {
+    pub csrf: String,
+    /// Unix milliseconds after which the session is gone.
+    pub expires_at_ms: i64,
+    /// The management key at sign-in: a changed key ends the session.
+    pub management_key: String,
+}
+
 /// What [`Store::insert_dlq`] stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Inserted {
@@ -341,6 +352,43 @@ pub trait Store: Send + Sync + 'static {
         _per_second: u64,
         _per_day: u64,
     ) -> Result<Option<SpentRequest>, StoreError> {
+        Ok(None)
+    }
+
+    /// Keeps a console session under `id` (shared stores only; see [`ConsoleSession`]), and
+    /// drops the expired ones.
+    fn save_console_session(
+        &self,
+        _id: &str,
+        _session: &ConsoleSession,
+        _now_ms: i64,
+    ) -> Result<(), StoreError> {
+        Err(StoreError::Internal(
+            "this store keeps no console sessions".into(),
+        ))
+    }
+
+    /// The live console session `id`, if any (shared stores only).
+    fn console_session(
+        &self,
+        _id: &str,
+        _now_ms: i64,
+    ) -> Result<Option<ConsoleSession>, StoreError> {
+        Ok(None)
+    }
+
+    /// Ends the console session `id` (shared stores only).
+    fn end_console_session(&self, _id: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Leaves a one-time notice for the next page of session `id` (`None` takes it away), and
+    /// returns the one that was there (shared stores only).
+    fn swap_console_flash(
+        &self,
+        _id: &str,
+        _flash: Option<&str>,
+    ) -> Result<Option<String>, StoreError> {
         Ok(None)
     }
 

@@ -244,5 +244,6 @@ mod filters;
 mod lifecycle;
 mod pagination;
 mod resources;
+mod shared;
 mod tombstones;
 mod wire;

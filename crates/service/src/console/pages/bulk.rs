@@ -127,13 +127,16 @@ pub async fn bulk_delete(
             }
         }
     }
-    console.sessions.set_flash(
-        &viewer,
-        format!(
-            "Deleted {deleted} {}.",
-            if deleted == 1 { "entry" } else { "entries" }
-        ),
-    );
+    console
+        .sessions
+        .set_flash(
+            &viewer,
+            format!(
+                "Deleted {deleted} {}.",
+                if deleted == 1 { "entry" } else { "entries" }
+            ),
+        )
+        .await;
     let back = form_query(&query, &["dlqIds"]);
     Redirect::to(&with_query("/console/dlq", &back)).into_response()
 }

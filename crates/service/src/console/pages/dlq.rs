@@ -21,7 +21,7 @@ pub async fn dlq_list(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let query = form_query(raw.as_deref().unwrap_or(""), &[]);
-    let flash = console.sessions.take_flash(&viewer);
+    let flash = console.sessions.take_flash(&viewer).await;
     let request = match ListWorkflowDlqRequest::parse(&PathParams::default(), &Query::parse(&query))
     {
         Ok(request) => request,
@@ -263,7 +263,7 @@ pub async fn dlq_detail(
     Extension(viewer): Extension<Viewer>,
     Path(dlq_id): Path<String>,
 ) -> Response {
-    let flash = console.sessions.take_flash(&viewer);
+    let flash = console.sessions.take_flash(&viewer).await;
     let request = match GetWorkflowDlqRequest::parse(&dlq_id_params(&dlq_id), &Query::default()) {
         Ok(request) => request,
         Err(rejection) => return rejected(&viewer, &rejection),
@@ -377,7 +377,8 @@ pub async fn dlq_delete(
         DeleteDlqMessageResponse::Ok => {
             console
                 .sessions
-                .set_flash(&viewer, format!("Deleted the DLQ entry {dlq_id}."));
+                .set_flash(&viewer, format!("Deleted the DLQ entry {dlq_id}."))
+                .await;
             Redirect::to("/console/dlq").into_response()
         }
         DeleteDlqMessageResponse::NotFound(body) => not_in_dlq(&viewer, &body.error),
@@ -404,10 +405,13 @@ pub async fn run_cancel(
     };
     match MessagingApi::cancel_workflow_run(&*console.service, (), request).await {
         CancelWorkflowRunResponse::Ok => {
-            console.sessions.set_flash(
-                &viewer,
-                format!("Cancelled the run {run_id}; its DLQ entries are gone."),
-            );
+            console
+                .sessions
+                .set_flash(
+                    &viewer,
+                    format!("Cancelled the run {run_id}; its DLQ entries are gone."),
+                )
+                .await;
             Redirect::to("/console/dlq").into_response()
         }
         CancelWorkflowRunResponse::NotFound(body) => {

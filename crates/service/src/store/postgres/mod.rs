@@ -72,7 +72,8 @@ impl std::fmt::Debug for PostgresUrl {
 /// A courier store in a PostgreSQL database (or in one schema of it: set `search_path` in the
 /// connection string's `options`, e.g. `?options=-csearch_path%3Dcourier_ci`).
 pub struct PostgresStore {
-    pool: Pool,
+    /// Always `Some` until dropped (see the `Drop` impl).
+    pool: Option<Pool>,
     /// Where the store is, without its password: what logs and errors may say.
     location: String,
 }
@@ -93,6 +94,11 @@ const CONNECTIONS: u32 = 8;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl PostgresStore {
+    /// The class of the advisory lock the retention purge takes, tried and never waited for
+    /// (`pg_try_advisory_xact_lock(3, hashtext(schema))`; visible in `pg_locks`): while one process
+    /// purges, the others skip their turn, so the upkeep runs once however many processes run.
+    pub const PURGE_LOCK: i32 = 3;
+
     /// Connects to the database `connection` names (a `postgres://` URL or libpq's `key=value`
     /// form) and brings it to the current schema; refuses a schema newer than this courier's.
     ///
@@ -136,7 +142,10 @@ impl PostgresStore {
                     "cannot connect to PostgreSQL at {location}: {error}"
                 ))
             })?;
-        Ok(PostgresStore { pool, location })
+        Ok(PostgresStore {
+            pool: Some(pool),
+            location,
+        })
     }
 
     /// Where the store is (`postgres://user@host:port/dbname`), without the password.
@@ -153,7 +162,11 @@ impl PostgresStore {
         &self,
     ) -> Result<r2d2_postgres::r2d2::PooledConnection<PostgresConnectionManager<NoTls>>, StoreError>
     {
-        self.pool.get().map_err(|error| {
+        let pool = self
+            .pool
+            .as_ref()
+            .expect("the pool lives as long as the store");
+        pool.get().map_err(|error| {
             StoreError::Unavailable(format!(
                 "PostgreSQL at {} is unavailable: {error}",
                 self.location
@@ -179,6 +192,22 @@ impl PostgresStore {
         let value = call(&mut transaction)?;
         transaction.commit()?;
         Ok(value)
+    }
+}
+
+/// Closing a connection of the synchronous client runs a small runtime of its own, which
+/// cannot start on a thread that drives an async runtime, where the service's last reference
+/// may well be dropped. So the pool (and its connections) is dropped on a thread of its own.
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            let closing = std::thread::Builder::new()
+                .name("courier-pg-close".into())
+                .spawn(move || drop(pool));
+            if let Ok(closing) = closing {
+                let _ = closing.join();
+            }
+        }
     }
 }
 

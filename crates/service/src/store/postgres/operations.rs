@@ -5,8 +5,8 @@ use super::schema::SCOPED_LOCK;
 use super::steps::{Read, all_records, cancel_in, count, optional_record, scan, scan_page};
 use super::{PostgresStore, from_json, to_json, usage};
 use crate::store::{
-    ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, PageQuery, SpentRequest, Store,
-    StoreError,
+    ActiveRun, ConsoleSession, DlqFilter, IndexUsage, Inserted, JsonPage, Page, PageQuery,
+    SpentRequest, Store, StoreError,
 };
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
@@ -21,9 +21,7 @@ use std::collections::BTreeSet;
 /// missing and evict too few).
 const INSERT_LOCK: i32 = 2;
 
-/// Held (tried, never waited for) by the purge of expired entries: one process purges, the
-/// others skip their turn.
-const PURGE_LOCK: i32 = 3;
+const PURGE_LOCK: i32 = PostgresStore::PURGE_LOCK;
 
 impl Store for PostgresStore {
     fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
@@ -309,6 +307,31 @@ impl Store for PostgresStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn save_console_session(
+        &self,
+        id: &str,
+        session: &ConsoleSession,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        usage::save_console_session(self, id, session, now_ms)
+    }
+
+    fn console_session(&self, id: &str, now_ms: i64) -> Result<Option<ConsoleSession>, StoreError> {
+        usage::console_session(self, id, now_ms)
+    }
+
+    fn end_console_session(&self, id: &str) -> Result<(), StoreError> {
+        usage::end_console_session(self, id)
+    }
+
+    fn swap_console_flash(
+        &self,
+        id: &str,
+        flash: Option<&str>,
+    ) -> Result<Option<String>, StoreError> {
+        usage::swap_console_flash(self, id, flash)
     }
 
     fn spend_request(

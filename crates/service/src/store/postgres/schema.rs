@@ -133,6 +133,20 @@ BEGIN
 END $$;
 "#,
     ),
+    // 3: console sessions, so that a sign-in through one process holds on every other.
+    (
+        "V3__console_sessions",
+        r#"
+CREATE TABLE console_sessions (
+    id TEXT PRIMARY KEY,
+    csrf TEXT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    management_key TEXT NOT NULL,
+    flash TEXT
+);
+CREATE INDEX console_sessions_by_expiry ON console_sessions (expires_at);
+"#,
+    ),
 ];
 
 /// The arguments of an advisory lock of courier's: the lock's class (`$1`, an `i32`) and the

@@ -1,10 +1,11 @@
-//! The statistics' storage on PostgreSQL: per-minute counters (`usage`), search index events
-//! (`index_usage`) and the request limits' shared windows (`request_windows`).
+//! What processes sharing the database share besides the data: the statistics' per-minute
+//! counters (`usage`) and search index events (`index_usage`), the request limits' windows
+//! (`request_windows`) and the console's sessions (`console_sessions`).
 
 use super::PostgresStore;
 use super::steps::count;
 use crate::ratelimit::Refusal;
-use crate::store::{IndexActivity, IndexUsage, SpentRequest, StoreError};
+use crate::store::{ConsoleSession, IndexActivity, IndexUsage, SpentRequest, StoreError};
 use r2d2_postgres::postgres::Row;
 
 pub(super) fn spend_request(
@@ -186,5 +187,66 @@ pub(super) fn usage_between(
         .iter()
         .map(|row| (row.get(0), row.get(1)))
         .collect())
+    })
+}
+
+pub(super) fn save_console_session(
+    store: &PostgresStore,
+    id: &str,
+    session: &ConsoleSession,
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    store.write(|t| {
+        t.execute("DELETE FROM console_sessions WHERE expires_at <= $1", &[&now_ms])?;
+        t.execute(
+            "INSERT INTO console_sessions (id, csrf, expires_at, management_key) VALUES ($1, $2, $3, $4)",
+            &[&id, &session.csrf, &session.expires_at_ms, &session.management_key],
+        )?;
+        Ok(())
+    })
+}
+
+pub(super) fn console_session(
+    store: &PostgresStore,
+    id: &str,
+    now_ms: i64,
+) -> Result<Option<ConsoleSession>, StoreError> {
+    store.read(|c| {
+        Ok(c.query_opt(
+            "SELECT csrf, expires_at, management_key FROM console_sessions WHERE id = $1 AND expires_at > $2",
+            &[&id, &now_ms],
+        )?
+        .map(|row| ConsoleSession {
+            csrf: row.get(0),
+            expires_at_ms: row.get(1),
+            management_key: row.get(2),
+        }))
+    })
+}
+
+pub(super) fn end_console_session(store: &PostgresStore, id: &str) -> Result<(), StoreError> {
+    store.write(|t| {
+        t.execute("DELETE FROM console_sessions WHERE id = $1", &[&id])?;
+        Ok(())
+    })
+}
+
+pub(super) fn swap_console_flash(
+    store: &PostgresStore,
+    id: &str,
+    flash: Option<&str>,
+) -> Result<Option<String>, StoreError> {
+    store.write(|t| {
+        let old: Option<String> = t
+            .query_opt(
+                "SELECT flash FROM console_sessions WHERE id = $1 FOR UPDATE",
+                &[&id],
+            )?
+            .and_then(|row| row.get(0));
+        t.execute(
+            "UPDATE console_sessions SET flash = $2 WHERE id = $1",
+            &[&id, &flash],
+        )?;
+        Ok(old)
     })
 }
