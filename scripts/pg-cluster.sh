@@ -5,14 +5,16 @@
 #   bash scripts/pg-cluster.sh start DIR   creates a cluster in DIR (new or empty), starts it on a
 #                                          free local port and prints its connection URL
 #   bash scripts/pg-cluster.sh stop DIR    stops it and removes DIR
+#   bash scripts/pg-cluster.sh pause DIR   stops the server, keeping its data (a database outage)
+#   bash scripts/pg-cluster.sh resume DIR  starts it again on the same port
 #
 # The cluster listens on 127.0.0.1 only, with a generated password, and trades crash safety for
 # speed (fsync off): its data is thrown away. Installs PostgreSQL with apt when it is missing.
 # Run as root, the server runs as the `postgres` user (it refuses root).
 set -euo pipefail
 
-action=${1:?usage: pg-cluster.sh start|stop DIR}
-dir=${2:?usage: pg-cluster.sh start|stop DIR}
+action=${1:?usage: pg-cluster.sh start|stop|pause|resume DIR}
+dir=${2:?usage: pg-cluster.sh start|stop|pause|resume DIR}
 
 bin_dir() {
   if command -v pg_ctl >/dev/null && command -v initdb >/dev/null; then
@@ -52,10 +54,17 @@ case $action in
       || { cat "$dir/initdb.log" >&2; exit 1; }
     rm -f "$dir/password"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o \
-      "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" > "$dir/options"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$(cat "$dir/options")" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgres://courier:$password@127.0.0.1:$port/postgres"
+    ;;
+  pause)
+    as_owner "$(bin_dir)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+  resume)
+    as_owner "$(bin_dir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$(cat "$dir/options")" \
+      start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     ;;
   stop)
     if [ -d "$dir/data" ]; then
@@ -64,7 +73,7 @@ case $action in
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: pg-cluster.sh start|stop DIR" >&2
+    echo "usage: pg-cluster.sh start|stop|pause|resume DIR" >&2
     exit 2
     ;;
 esac
