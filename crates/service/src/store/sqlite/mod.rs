@@ -6,14 +6,15 @@
 //!
 //! The store is in rooms: `schema` (migrations by `rusqlite_migration`, connection settings), `pool` (the writer,
 //! the readers and the reserve that keeps deletes working on a full disk), `scan` (filters as
-//! SQL and paged scans), `operations` (the `Store` methods) and `usage` (the
-//! statistics' counters).
+//! SQL and paged scans), `operations` (the `Store` methods), `usage` (the
+//! statistics' counters) and `template` (new files from an image of the migrated schema).
 
 mod operations;
 mod pool;
 mod scan;
 mod schema;
 mod steps;
+mod template;
 mod usage;
 
 use super::StoreError;

@@ -87,7 +87,10 @@ impl SqliteStore {
             crate::datadir::create_private_dir(parent)
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
-        make_files_private(path)?;
+        // A file written from the image is already private, and has no journal files yet.
+        if !super::template::create_if_missing(path, durability == Durability::Full)? {
+            make_files_private(path)?;
+        }
         let mut writer = Connection::open(path)?;
         prepare(&mut writer, durability)?;
         let store = SqliteStore {
