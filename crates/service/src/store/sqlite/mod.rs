@@ -30,8 +30,11 @@ pub enum Durability {
     #[default]
     Full,
     /// Commits reach the operating system but are not flushed to disk (`synchronous = OFF`):
-    /// a crash of the process loses nothing, a crash of the machine may. For the throwaway store
-    /// of a test (`TestService`), where the flushes were most of the time to start one.
+    /// a crash of the process loses nothing, a crash of the machine may. Nor does it keep the
+    /// 8 MiB reserve file that lets deletes run on a full disk: writes are still refused with
+    /// [`StoreError::Full`], but deletes may fail too until space returns. For the
+    /// throwaway store of a test (`TestService`), where the flushes were most of the time to
+    /// start one, and allocating and freeing the reserve much of the rest.
     TestOnly,
 }
 

@@ -103,8 +103,11 @@ impl SqliteStore {
             readers_opened: std::sync::atomic::AtomicUsize::new(0),
             pacing: Mutex::new(ReclaimPacing::default()),
         };
-        // A full disk at start is no reason to refuse reads and deletes: start degraded.
-        if let Err(reason) = store.allocate_reserve() {
+        // A full disk at start is no reason to refuse reads and deletes: start degraded. A
+        // test's throwaway store keeps no reserve (see `Durability::TestOnly`).
+        if durability == Durability::Full
+            && let Err(reason) = store.allocate_reserve()
+        {
             *lock(&store.full) = Some(reason);
         }
         Ok(store)
