@@ -80,9 +80,13 @@ pub fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
             source,
         })?;
     let store: Arc<dyn Store> = Arc::new(store);
+    let new_account = store.account().map_err(StartError::Account)?.is_none();
     let account = load_or_create(store.as_ref(), &config.credentials, now_ms())
         .map_err(StartError::Account)?;
-    Ok(Arc::new(Service::new(store, account)))
+    Ok(Arc::new(match new_account {
+        true => Service::new_account(store, account),
+        false => Service::new(store, account),
+    }))
 }
 
 /// `ok`, or 503 `degraded` with the reason while the store refuses writes (a full disk).
@@ -200,7 +204,11 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
 /// entries are already invisible to readers; this frees the space).
 pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(UPKEEP_TICK);
+        // The first tick one period after start, not at once: nothing marked at start cannot
+        // wait 100 ms, and a fresh service's first requests then do not share its cores with
+        // the upkeep opening a reader (which parses the whole schema, as opening the store does).
+        let first = tokio::time::Instant::now() + UPKEEP_TICK;
+        let mut tick = tokio::time::interval_at(first, UPKEEP_TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let ticks_per_second =
             (Duration::from_secs(1).as_millis() / UPKEEP_TICK.as_millis()) as u64;
