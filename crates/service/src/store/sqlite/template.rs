@@ -90,9 +90,12 @@ pub(super) fn create_if_missing(path: &Path, flush: bool) -> Result<bool, StoreE
 mod tests {
     use super::*;
 
+    /// Each schema object's type, name and SQL.
+    type Schema = Vec<(String, String, Option<String>)>;
+
     /// What a connection sees of a database: its schema, as SQLite keeps it, and the settings
     /// that live in the file.
-    fn shape(path: &Path) -> (Vec<(String, String, Option<String>)>, Vec<String>) {
+    fn shape(path: &Path) -> (Schema, Vec<String>) {
         let connection = Connection::open(path).expect("open");
         let mut statement = connection
             .prepare("SELECT type, name, sql FROM sqlite_schema ORDER BY type, name")
