@@ -15,7 +15,9 @@
 use fs4::{FileExt, TryLockError};
 use std::fs::{File, OpenOptions};
 use std::io::Read as _;
-use std::os::unix::fs::{DirBuilderExt as _, FileExt as _, OpenOptionsExt as _, PermissionsExt as _};
+use std::os::unix::fs::{
+    DirBuilderExt as _, FileExt as _, OpenOptionsExt as _, PermissionsExt as _,
+};
 use std::path::{Path, PathBuf};
 
 /// Mode of the data directory: its owner only.
