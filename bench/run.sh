@@ -5,7 +5,7 @@
 # entries, bulk delete against reading the same entries, restart, fresh services (in process, as
 # a process, a suite of them), and the build cost of the crates. The report opens with the table
 # of the performance targets.
-# Usage: bench/run.sh            full run (~25 min on 2 cores, ~10 without build costs), writes BENCHMARKS.md
+# Usage: bench/run.sh            full run (~30 min on 2 cores, ~15 without build costs), writes BENCHMARKS.md
 #        bench/run.sh --smoke    seconds-long run for CI: debug build, tiny store, 1 s loads, no
 #                                thresholds, no Prism, no build cost; writes target/bench-smoke.md
 # Knobs (environment): BENCH_RUNS (repeats per figure, default 3), BENCH_SECONDS (wrk duration,
