@@ -1,6 +1,6 @@
 # Sourced by bench/run.sh (its functions and variables in scope): what a user of the crates
-# pays at run time beside the service, courier-client's opt-in validation on a 100-entry page and
-# a fresh TestService per test, both appended to the report.
+# pays at run time beside the service, courier-client's opt-in validation on a 100-entry page,
+# appended to the report.
 # What courier-client's opt-in validation costs: the CPU of validating and decoding a 100-entry
 # page against decoding it alone, and whole list requests through the client, validation off and
 # on, interleaved (courier-validation-cost), against the mid-sized store.
@@ -38,16 +38,3 @@ else
   report "The target of at most 1.10 is **not met**: a JSON Schema validator walks a \`serde_json::Value\` tree,"
   report "and building that tree alone costs more than the typed decode. Validation stays opt-in, for tests."
 fi
-
-# A fresh service per contract test: TestService::start() in process until its first answer.
-log "part 3: a fresh TestService per test"
-starts=200
-[ "$smoke" -eq 1 ] && starts=5
-: >"$work/start-time"
-for _ in $(seq 1 "$runs"); do "$start_time" --starts "$starts" >>"$work/start-time"; done
-start_p50=$(med "$work/start-time" 1); start_p99=$(med "$work/start-time" 2); start_max=$(med "$work/start-time" 3)
-report
-report "A fresh service per test: \`$start_time --starts $starts\` runs \`TestService::start()\` (new temporary data"
-report "directory, store created, listener bound) and one \`GET /health\` through an already built client, $starts"
-report "times one after another: p50 **$(awk -v v="$start_p50" 'BEGIN {printf "%.2f", v / 1000}') ms**, p99 **$(awk -v v="$start_p99" 'BEGIN {printf "%.2f", v / 1000}') ms**, max $(awk -v v="$start_max" 'BEGIN {printf "%.2f", v / 1000}') ms (medians of $runs runs;"
-report "targets p50 ≤ 1 ms, p99 ≤ 5 ms)."

@@ -303,18 +303,20 @@ async fn refuse_long_queries(
 /// handler panics (instead of a dropped connection), and `X-Content-Type-Options: nosniff` on
 /// every answer, so a browser never runs a JSON error that echoes input as a script or page.
 pub fn finish(router: axum::Router) -> axum::Router {
-    router
-        .fallback(not_found)
-        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn(refuse_large_bodies))
-        .layer(axum::middleware::from_fn(refuse_long_queries))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
-            panic_response,
-        ))
+    // One stack, outermost first, laid over the routes in one pass: each `Router::layer` wraps
+    // every route again, and a test suite that starts a service per test builds these often.
+    let stack = tower::ServiceBuilder::new()
         .layer(
             tower_http::set_header::SetResponseHeaderLayer::if_not_present(
                 header::X_CONTENT_TYPE_OPTIONS,
                 HeaderValue::from_static("nosniff"),
             ),
         )
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panic_response,
+        ))
+        .layer(axum::middleware::from_fn(refuse_long_queries))
+        .layer(axum::middleware::from_fn(refuse_large_bodies))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES));
+    router.fallback(not_found).layer(stack)
 }

@@ -118,9 +118,13 @@ fn open_service_now(config: &Config) -> Result<Arc<Service>, StartError> {
             )
         }
     };
+    let new_account = store.account().map_err(StartError::Account)?.is_none();
     let account = load_or_create(store.as_ref(), &config.credentials, now_ms())
         .map_err(StartError::Account)?;
-    Ok(Arc::new(Service::new(store, account)))
+    Ok(Arc::new(match new_account {
+        true => Service::new_account(store, account),
+        false => Service::new(store, account),
+    }))
 }
 
 /// `ok`; 503 `unavailable` with the reason while the store's database cannot be reached; 503
@@ -205,7 +209,11 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
 /// entries are already invisible to readers; this frees the space).
 pub fn spawn_upkeep(service: Arc<Service>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(UPKEEP_TICK);
+        // The first tick one period after start, not at once: nothing marked at start cannot
+        // wait 100 ms, and a fresh service's first requests then do not share its cores with
+        // the upkeep opening a reader (which parses the whole schema, as opening the store does).
+        let first = tokio::time::Instant::now() + UPKEEP_TICK;
+        let mut tick = tokio::time::interval_at(first, UPKEEP_TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let ticks_per_second =
             (Duration::from_secs(1).as_millis() / UPKEEP_TICK.as_millis()) as u64;

@@ -13,17 +13,25 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
-/// The served store flushes every commit; only a test's throwaway store may skip the flush,
-/// and what it writes is still there when it is opened again.
+/// The served store flushes every commit and keeps its reserve; only a test's throwaway store
+/// may skip both, and what it writes is still there when it is opened again.
 #[test]
 fn only_a_test_store_commits_without_flushing_to_disk() {
     let dir = tempfile::tempdir().expect("tempdir");
     let served = SqliteStore::open(&dir.path().join("served.sqlite3")).expect("open");
     assert_eq!(served.synchronous().expect("pragma"), 2, "FULL");
+    assert!(
+        dir.path().join("served.reserve").exists(),
+        "room kept for deletes"
+    );
     let path = dir.path().join("test.sqlite3");
     {
         let test = SqliteStore::open_with(&path, Durability::TestOnly).expect("open");
         assert_eq!(test.synchronous().expect("pragma"), 0, "OFF");
+        assert!(
+            !dir.path().join("test.reserve").exists(),
+            "a test store keeps no reserve"
+        );
         let inserted = test
             .insert_dlq(&failed_runs(now_ms()), 1_000_000)
             .expect("insert")

@@ -37,6 +37,17 @@ impl Service {
             .usage_between(stats::REQUESTS, today, now)
             .map(|minutes| minutes.iter().map(|(_, value)| *value as u64).sum())
             .unwrap_or(0);
+        Service::counting_from(store, account, counted_today)
+    }
+
+    /// [`Service::new`] on a store whose account was created just now, so has recorded no
+    /// requests: nothing is read, and a fresh service starts without opening a reader.
+    pub fn new_account(store: Arc<dyn Store>, account: AccountRecord) -> Service {
+        Service::counting_from(store, account, 0)
+    }
+
+    fn counting_from(store: Arc<dyn Store>, account: AccountRecord, counted_today: u64) -> Service {
+        let now = now_ms();
         Service {
             store,
             account: RwLock::new(account),

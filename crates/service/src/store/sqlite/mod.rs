@@ -6,14 +6,15 @@
 //!
 //! The store is in rooms: `schema` (migrations by `rusqlite_migration`, connection settings), `pool` (the writer,
 //! the readers and the reserve that keeps deletes working on a full disk), `scan` (filters as
-//! SQL and paged scans), `operations` (the `Store` methods) and `usage` (the
-//! statistics' counters).
+//! SQL and paged scans), `operations` (the `Store` methods), `usage` (the
+//! statistics' counters) and `template` (new files from an image of the migrated schema).
 
 mod operations;
 mod pool;
 mod scan;
 mod schema;
 mod steps;
+mod template;
 mod usage;
 
 use super::StoreError;
@@ -29,8 +30,11 @@ pub enum Durability {
     #[default]
     Full,
     /// Commits reach the operating system but are not flushed to disk (`synchronous = OFF`):
-    /// a crash of the process loses nothing, a crash of the machine may. For the throwaway store
-    /// of a test (`TestService`), where the flushes were most of the time to start one.
+    /// a crash of the process loses nothing, a crash of the machine may. Nor does it keep the
+    /// 8 MiB reserve file that lets deletes run on a full disk: writes are still refused with
+    /// [`StoreError::Full`], but deletes may fail too until space returns. For the
+    /// throwaway store of a test (`TestService`), where the flushes were most of the time to
+    /// start one, and allocating and freeing the reserve much of the rest.
     TestOnly,
 }
 

@@ -3,8 +3,8 @@
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
 use super::scan::{Read, Scanned, all_records, runs_matching_sql, scan};
 use super::schema::{
-    ANY_MARK, EXPIRED_RUNS_DELETE, INDEX_RECORD, LABEL_ENTRY, LIVE_COUNT, MARK_DELETED,
-    MARK_ROW_DELETED, URL_GROUP_RECORD,
+    ACCOUNT_RECORD, ANY_MARK, EXPIRED_RUNS_DELETE, INDEX_RECORD, LABEL_ENTRY, LIVE_COUNT,
+    MANAGEMENT_KEY, MARK_DELETED, MARK_ROW_DELETED, URL_GROUP_RECORD,
 };
 use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, scan_page};
 use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
@@ -22,11 +22,11 @@ use std::path::Path;
 
 impl Store for SqliteStore {
     fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
-        self.read(|c| optional_record(c, "SELECT record FROM account WHERE id = 1", []))
+        optional_record(&lock(&self.writer), ACCOUNT_RECORD, [])
     }
 
     fn management_key(&self) -> Result<Option<String>, StoreError> {
-        self.read(|c| optional_value(c, "SELECT management_key FROM account WHERE id = 1", []))
+        optional_value(&lock(&self.writer), MANAGEMENT_KEY, [])
     }
 
     fn create_account(

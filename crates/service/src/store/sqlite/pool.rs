@@ -87,7 +87,10 @@ impl SqliteStore {
             crate::datadir::create_private_dir(parent)
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
-        make_files_private(path)?;
+        // A file written from the image is already private, and has no journal files yet.
+        if !super::template::create_if_missing(path, durability == Durability::Full)? {
+            make_files_private(path)?;
+        }
         let mut writer = Connection::open(path)?;
         prepare(&mut writer, durability)?;
         let store = SqliteStore {
@@ -100,8 +103,11 @@ impl SqliteStore {
             readers_opened: std::sync::atomic::AtomicUsize::new(0),
             pacing: Mutex::new(ReclaimPacing::default()),
         };
-        // A full disk at start is no reason to refuse reads and deletes: start degraded.
-        if let Err(reason) = store.allocate_reserve() {
+        // A full disk at start is no reason to refuse reads and deletes: start degraded. A
+        // test's throwaway store keeps no reserve (see `Durability::TestOnly`).
+        if durability == Durability::Full
+            && let Err(reason) = store.allocate_reserve()
+        {
             *lock(&store.full) = Some(reason);
         }
         Ok(store)

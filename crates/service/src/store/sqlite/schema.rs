@@ -163,6 +163,11 @@ pub(super) const RECLAIM_ROWS: &str = "DELETE FROM dlq_rows WHERE rowid IN
 pub(super) const RECLAIM_TOMBSTONES: &str = "DELETE FROM dlq_tombstones WHERE seq IN
          (SELECT seq FROM dlq_tombstones ORDER BY seq LIMIT ?1)";
 
+/// The account's record and its management key. Read only at start (the service keeps them),
+/// on the writer, so that a start opens no reader: each connection parses the whole schema.
+pub(super) const ACCOUNT_RECORD: &str = "SELECT record FROM account WHERE id = 1";
+pub(super) const MANAGEMENT_KEY: &str = "SELECT management_key FROM account WHERE id = 1";
+
 /// The record of a URL group by name, and of a search index by (lower-case) id.
 pub(super) const URL_GROUP_RECORD: &str = "SELECT record FROM url_groups WHERE name = ?1";
 pub(super) const INDEX_RECORD: &str = "SELECT record FROM search_indexes WHERE id = ?1";
