@@ -34,6 +34,7 @@ impl<'p, A> CheckedSeq<'p, A> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for CheckedSeq<'_, A> {
     type Error = A::Error;
 
+    #[inline]
     fn next_element_seed<S: DeserializeSeed<'de>>(
         &mut self,
         seed: S,
@@ -62,6 +63,7 @@ struct KeySlot {
 }
 
 impl KeySlot {
+    #[inline]
     fn record(&mut self, rules: &Rules, name: &str) {
         let (node, bit) = member_node(rules, name);
         self.next = Some(node);
@@ -99,6 +101,7 @@ impl<'p, A> CheckedMap<'p, A> {
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
     type Error = A::Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -118,6 +121,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, A> {
         Ok(key)
     }
 
+    #[inline]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         let seed = CheckedSeed {
             seed,
@@ -142,6 +146,7 @@ struct KeySeed<'p, 'm, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, S> {
     type Value = S::Value;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(KeyDe {
             de,
@@ -159,6 +164,7 @@ struct KeyDe<'p, 'm, D> {
 
 macro_rules! key_methods {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             let visitor = KeyVisitor { visitor, rules: self.rules, slot: self.slot };
             self.de.$method($($arg,)* visitor)
@@ -199,6 +205,7 @@ struct KeyVisitor<'p, 'm, V> {
 
 macro_rules! key_forwards {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline]
         fn $method<E: de::Error>(self, $($arg: $ty),*) -> Result<V::Value, E> {
             self.visitor.$method($($arg),*)
         }
@@ -212,16 +219,19 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
         self.visitor.expecting(f)
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
         self.slot.record(self.rules, v);
         self.visitor.visit_str(v)
     }
 
+    #[inline]
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
         self.slot.record(self.rules, v);
         self.visitor.visit_borrowed_str(v)
     }
 
+    #[inline]
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
         self.slot.record(self.rules, &v);
         self.visitor.visit_string(v)
@@ -234,6 +244,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
         visit_none(); visit_unit();
     }
 
+    #[inline]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         let de = KeyDe {
             de,
@@ -243,6 +254,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
         self.visitor.visit_some(de)
     }
 
+    #[inline]
     fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         let de = KeyDe {
             de,
@@ -252,14 +264,17 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
         self.visitor.visit_newtype_struct(de)
     }
 
+    #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         self.visitor.visit_seq(seq)
     }
 
+    #[inline]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.visitor.visit_map(map)
     }
 
+    #[inline]
     fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
         self.visitor.visit_enum(data)
     }

@@ -80,6 +80,8 @@ pub(crate) enum Node {
 #[derive(Default)]
 pub(crate) struct Rules {
     pub types: u8,
+    /// The types of which every value passes (no enum, length, format or bound applies).
+    pub free: u8,
     /// `enum` (or `const` as an enum of one).
     pub allowed: Option<Vec<Value>>,
     pub min_length: Option<u64>,
@@ -90,8 +92,12 @@ pub(crate) struct Rules {
     pub maximum: Option<Number>,
     pub exclusive_minimum: Option<Number>,
     pub exclusive_maximum: Option<Number>,
-    /// Every member named in `properties` or `required`, sorted by name.
+    /// Every member named in `properties` or `required`.
     pub members: Vec<Member>,
+    /// An open-addressing table of `members` by [`slot_hash`] of the name: each slot holds a
+    /// member's index plus one, or 0 when empty; its length is a power of two, at least twice
+    /// the number of members (empty when there are none).
+    pub slots: Vec<u16>,
     /// The bits of every required member.
     pub required: u64,
     /// The schema of members not in `properties`.
@@ -111,11 +117,32 @@ pub(crate) struct Member {
 
 impl Rules {
     /// The member of that name, if `properties` or `required` names it.
+    #[inline]
     pub fn member(&self, name: &str) -> Option<&Member> {
-        self.members
-            .binary_search_by(|member| member.name.as_ref().cmp(name))
-            .ok()
-            .map(|index| &self.members[index])
+        // Looked up once per member of every object read: a hash of a few bytes and, nearly
+        // always, one comparison, where a binary search made several.
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut slot = slot_hash(name.as_bytes()) & mask;
+        loop {
+            let index = usize::from(self.slots[slot]).checked_sub(1)?;
+            let member = &self.members[index];
+            if same_name(member.name.as_bytes(), name.as_bytes()) {
+                return Some(member);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Whether every value of the types `sure` passes, `null` counting as passing when the
+    /// node is nullable.
+    #[inline]
+    pub fn passes_any(&self, sure: u8, null_ok: bool) -> bool {
+        let free = if null_ok {
+            self.free | types::NULL
+        } else {
+            self.free
+        };
+        free & sure == sure
     }
 
     /// Whether objects need no look at their members (every member passes).
@@ -296,10 +323,76 @@ impl Plan {
                 }),
             }
         }
-        members.sort_by(|a, b| a.name.cmp(&b.name));
+        if !members.is_empty() {
+            // More members than a slot can name: left to the full validator.
+            let count = u16::try_from(members.len())
+                .ok()
+                .filter(|n| *n < u16::MAX)?;
+            let size = (usize::from(count) * 2).next_power_of_two().max(4);
+            rules.slots = vec![0; size];
+            for (index, member) in members.iter().enumerate() {
+                let mut slot = slot_hash(member.name.as_bytes()) & (size - 1);
+                while rules.slots[slot] != 0 {
+                    slot = (slot + 1) & (size - 1);
+                }
+                rules.slots[slot] = index as u16 + 1;
+            }
+        }
         rules.members = members;
+        rules.free = free_types(&rules);
         Some(rules)
     }
+}
+
+/// Whether two member names are equal. Names are short: two overlapping word loads compare
+/// one of up to 16 bytes without a call to `memcmp`, which costs more than the comparison.
+#[inline]
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]));
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or([0; 4]));
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
+}
+
+/// The types of which every value passes `rules`.
+fn free_types(rules: &Rules) -> u8 {
+    if rules.allowed.is_some() {
+        return 0;
+    }
+    let mut free = rules.types & (types::NULL | types::BOOLEAN);
+    let bounded = rules.minimum.is_some()
+        || rules.maximum.is_some()
+        || rules.exclusive_minimum.is_some()
+        || rules.exclusive_maximum.is_some();
+    if rules.types & types::NUMBER != 0 && !bounded {
+        free |= types::NUMBER;
+    }
+    let measured =
+        rules.min_length.is_some() || rules.max_length.is_some() || rules.string_keywords.is_some();
+    if rules.types & types::STRING != 0 && !measured {
+        free |= types::STRING;
+    }
+    free
+}
+
+/// The hash of a member name for [`Rules::slots`]: its length and three of its bytes, which
+/// tell apart the names of a schema's members almost always; a clash costs one more probe.
+fn slot_hash(name: &[u8]) -> usize {
+    let Some(&last) = name.last() else {
+        return 0;
+    };
+    let mixed = (name.len() as u64)
+        ^ (u64::from(name[0]) << 8)
+        ^ (u64::from(name[name.len() / 2]) << 16)
+        ^ (u64::from(last) << 24);
+    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
 }
 
 /// The bits of a `type` keyword: one name or a list of names.
@@ -338,14 +431,14 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(
     id: NodeId,
     body: &[u8],
 ) -> (Result<T, serde_json::Error>, bool) {
-    let found = std::cell::Cell::new(false);
-    let cx = walk::Ctx {
+    let walk = walk::Walk {
         plan,
-        found: &found,
+        found: std::cell::Cell::new(false),
     };
+    let cx = walk::Ctx(&walk);
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = T::deserialize(cx.at(&mut de, id)).and_then(|value| de.end().map(|()| value));
-    (value, found.get())
+    (value, walk.found.get())
 }
 
 #[cfg(test)]

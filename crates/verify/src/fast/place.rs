@@ -19,9 +19,11 @@ pub(crate) struct Place<'p, D> {
 }
 
 macro_rules! place_methods {
-    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+    ($($method:ident($($arg:ident: $ty:ty),*) => $sure:expr;)*) => {$(
+        #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
-            if self.cx.found.get() {
+            // As in `Checked`: nothing to check when serde_json's guarantee is all it takes.
+            if self.cx.found() || ($sure != 0 && self.rules.passes_any($sure, self.null_ok)) {
                 return self.de.$method($($arg,)* visitor);
             }
             let check = Check { visitor, null_ok: self.null_ok, rules: self.rules, cx: self.cx };
@@ -34,22 +36,40 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Place<'_, D> {
     type Error = D::Error;
 
     place_methods! {
-        deserialize_any(); deserialize_bool(); deserialize_i8(); deserialize_i16();
-        deserialize_i32(); deserialize_i64(); deserialize_i128(); deserialize_u8();
-        deserialize_u16(); deserialize_u32(); deserialize_u64(); deserialize_u128();
-        deserialize_f32(); deserialize_f64(); deserialize_char(); deserialize_str();
-        deserialize_string(); deserialize_bytes(); deserialize_byte_buf();
-        deserialize_option(); deserialize_unit(); deserialize_seq(); deserialize_map();
-        deserialize_identifier();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str);
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_any() => 0;
+        deserialize_bool() => types::BOOLEAN;
+        deserialize_i8() => types::NUMBER;
+        deserialize_i16() => types::NUMBER;
+        deserialize_i32() => types::NUMBER;
+        deserialize_i64() => types::NUMBER;
+        deserialize_i128() => types::NUMBER;
+        deserialize_u8() => types::NUMBER;
+        deserialize_u16() => types::NUMBER;
+        deserialize_u32() => types::NUMBER;
+        deserialize_u64() => types::NUMBER;
+        deserialize_u128() => types::NUMBER;
+        deserialize_f32() => types::NUMBER;
+        deserialize_f64() => types::NUMBER;
+        deserialize_char() => types::STRING;
+        deserialize_str() => types::STRING;
+        deserialize_string() => types::STRING;
+        deserialize_bytes() => 0;
+        deserialize_byte_buf() => 0;
+        deserialize_option() => 0;
+        deserialize_unit() => types::NULL;
+        deserialize_seq() => 0;
+        deserialize_map() => 0;
+        deserialize_identifier() => types::STRING;
+        deserialize_unit_struct(name: &'static str) => types::NULL;
+        deserialize_newtype_struct(name: &'static str) => 0;
+        deserialize_tuple(len: usize) => 0;
+        deserialize_tuple_struct(name: &'static str, len: usize) => 0;
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => 0;
     }
 
+    #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        if self.cx.found.get() {
+        if self.cx.found() {
             return self.de.deserialize_ignored_any(visitor);
         }
         let check = Check {
@@ -61,13 +81,14 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Place<'_, D> {
         self.de.deserialize_any(check)
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        if self.cx.found.get() {
+        if self.cx.found() {
             return self.de.deserialize_enum(name, variants, visitor);
         }
         let check = Check {
@@ -95,21 +116,25 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumCheck<'_, V> {
         self.0.expecting(f)
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
         self.0.check_str(v);
         let access: StrDeserializer<'_, E> = v.into_deserializer();
         self.0.visitor.visit_enum(access)
     }
 
+    #[inline]
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
         self.0.check_str(v);
         self.0.visitor.visit_enum(BorrowedStrDeserializer::new(v))
     }
 
+    #[inline]
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
         self.visit_str(&v)
     }
 
+    #[inline]
     fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         let check = self.0;
         check.check_container(types::OBJECT);
@@ -123,26 +148,32 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumCheck<'_, V> {
 
     // Any other value is not an enum: checked, and refused by the typed visitor as serde_json
     // would refuse it.
+    #[inline]
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
         self.0.visit_bool(v)
     }
 
+    #[inline]
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
         self.0.visit_i64(v)
     }
 
+    #[inline]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
         self.0.visit_u64(v)
     }
 
+    #[inline]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
         self.0.visit_f64(v)
     }
 
+    #[inline]
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
         self.0.visit_unit()
     }
 
+    #[inline]
     fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         self.0.visit_seq(seq)
     }

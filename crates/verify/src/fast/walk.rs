@@ -4,6 +4,11 @@
 //!
 //! A finding sets a flag and the walk goes on unchecked: the full validator, not this one,
 //! writes the report, so the first finding is all it needs to know.
+//!
+//! Every deserializer the proxies wrap is serde_json's own (`fast::decode` starts the walk on
+//! one, and its sequences and maps hand out the same), so what serde_json guarantees of the
+//! value a method reads holds: `deserialize_string` succeeds only on a JSON string, whatever
+//! the visitor. Where that is all the schema asks, the visitor goes unwrapped.
 
 use super::access::{CheckedMap, CheckedSeq};
 use super::numbers::{compare, is_integer};
@@ -16,18 +21,29 @@ use std::cmp::Ordering;
 use std::fmt;
 
 /// What every proxy of one walk shares: the table and the finding flag.
-#[derive(Clone, Copy)]
-pub(crate) struct Ctx<'p> {
+pub(crate) struct Walk<'p> {
     pub plan: &'p Plan,
-    pub found: &'p Cell<bool>,
+    pub found: Cell<bool>,
 }
 
+/// The walk, as each proxy holds it: one pointer, copied through every layer.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'p>(pub &'p Walk<'p>);
+
 impl<'p> Ctx<'p> {
+    /// Whether a finding was made.
+    #[inline]
+    pub fn found(&self) -> bool {
+        self.0.found.get()
+    }
+
+    #[inline]
     pub fn flag(&self) {
-        self.found.set(true);
+        self.0.found.set(true);
     }
 
     /// Notes a finding unless `ok`.
+    #[inline]
     pub fn check(&self, ok: bool) {
         if !ok {
             self.flag();
@@ -36,15 +52,16 @@ impl<'p> Ctx<'p> {
 
     /// The rules of a node, and whether `null` passes regardless; `None` when nothing is left
     /// to check there (a node every value passes, or a finding already made).
+    #[inline]
     pub fn rules(&self, mut id: NodeId) -> Option<(bool, &'p Rules)> {
         let mut null_ok = false;
         // Alias chains are short; a cycle of them (a schema that is only a reference to
         // itself) is left to the full validator.
         for _ in 0..64 {
-            if self.found.get() {
+            if self.0.found.get() {
                 return None;
             }
-            match self.plan.node(id) {
+            match self.0.plan.node(id) {
                 Node::Any => return None,
                 Node::Rules(rules) => return Some((null_ok, rules)),
                 Node::Alias(next) => id = *next,
@@ -60,6 +77,7 @@ impl<'p> Ctx<'p> {
     }
 
     /// The walk of one value's place.
+    #[inline]
     pub fn at<D>(self, de: D, id: NodeId) -> Checked<'p, D> {
         Checked { de, id, cx: self }
     }
@@ -82,16 +100,23 @@ pub(crate) struct CheckedSeed<'p, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
     type Value = S::Value;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(self.cx.at(de, self.id))
     }
 }
 
 macro_rules! checked_methods {
-    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+    ($($method:ident($($arg:ident: $ty:ty),*) => $sure:expr;)*) => {$(
+        #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             match self.cx.rules(self.id) {
                 None => self.de.$method($($arg,)* visitor),
+                // serde_json reads a value with this method only when it is of the `$sure`
+                // types, any of which this node passes: nothing is left to check.
+                Some((null_ok, rules)) if $sure != 0 && rules.passes_any($sure, null_ok) => {
+                    self.de.$method($($arg,)* visitor)
+                }
                 Some((null_ok, rules)) => {
                     let check = Check { visitor, null_ok, rules, cx: self.cx };
                     self.de.$method($($arg,)* check)
@@ -104,22 +129,42 @@ macro_rules! checked_methods {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     type Error = D::Error;
 
+    // What serde_json's deserializer guarantees of a value each method reads successfully
+    // (its readers of numbers accept any JSON number, whatever the visitor then makes of it).
     checked_methods! {
-        deserialize_any(); deserialize_bool(); deserialize_i8(); deserialize_i16();
-        deserialize_i32(); deserialize_i64(); deserialize_i128(); deserialize_u8();
-        deserialize_u16(); deserialize_u32(); deserialize_u64(); deserialize_u128();
-        deserialize_f32(); deserialize_f64(); deserialize_char(); deserialize_str();
-        deserialize_string(); deserialize_bytes(); deserialize_byte_buf();
-        deserialize_option(); deserialize_unit(); deserialize_seq(); deserialize_map();
-        deserialize_identifier();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str);
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_any() => 0;
+        deserialize_bool() => types::BOOLEAN;
+        deserialize_i8() => types::NUMBER;
+        deserialize_i16() => types::NUMBER;
+        deserialize_i32() => types::NUMBER;
+        deserialize_i64() => types::NUMBER;
+        deserialize_i128() => types::NUMBER;
+        deserialize_u8() => types::NUMBER;
+        deserialize_u16() => types::NUMBER;
+        deserialize_u32() => types::NUMBER;
+        deserialize_u64() => types::NUMBER;
+        deserialize_u128() => types::NUMBER;
+        deserialize_f32() => types::NUMBER;
+        deserialize_f64() => types::NUMBER;
+        deserialize_char() => types::STRING;
+        deserialize_str() => types::STRING;
+        deserialize_string() => types::STRING;
+        deserialize_bytes() => 0;
+        deserialize_byte_buf() => 0;
+        deserialize_option() => 0;
+        deserialize_unit() => types::NULL;
+        deserialize_seq() => 0;
+        deserialize_map() => 0;
+        deserialize_identifier() => types::STRING;
+        deserialize_unit_struct(name: &'static str) => types::NULL;
+        deserialize_newtype_struct(name: &'static str) => 0;
+        deserialize_tuple(len: usize) => 0;
+        deserialize_tuple_struct(name: &'static str, len: usize) => 0;
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => 0;
     }
 
     /// A member the typed value ignores is still checked when its schema says anything.
+    #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         match self.cx.rules(self.id) {
             None => self.de.deserialize_ignored_any(visitor),
@@ -137,6 +182,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
 
     /// serde_json hands an enum's name over without saying whether it was a string or the key
     /// of an object; read as any value, the proxy sees which and passes the name on.
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -265,32 +311,38 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         self.visitor.expecting(f)
     }
 
+    #[inline]
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
         self.check_bool(v);
         self.visitor.visit_bool(v)
     }
 
+    #[inline]
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
         self.check_number(Number::from(v));
         self.visitor.visit_i64(v)
     }
 
+    #[inline]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
         self.check_number(Number::from(v));
         self.visitor.visit_u64(v)
     }
 
+    #[inline]
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
         // serde_json reads numbers as i64, u64 or f64; a wider one is left to the full validator.
         self.cx.flag();
         self.visitor.visit_i128(v)
     }
 
+    #[inline]
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
         self.cx.flag();
         self.visitor.visit_u128(v)
     }
 
+    #[inline]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
         match Number::from_f64(v) {
             Some(number) => self.check_number(number),
@@ -299,46 +351,55 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         self.visitor.visit_f64(v)
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
         self.check_str(v);
         self.visitor.visit_str(v)
     }
 
+    #[inline]
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
         self.check_str(v);
         self.visitor.visit_borrowed_str(v)
     }
 
+    #[inline]
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
         self.check_str(&v);
         self.visitor.visit_string(v)
     }
 
+    #[inline]
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
         self.check_bytes(v);
         self.visitor.visit_bytes(v)
     }
 
+    #[inline]
     fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
         self.check_bytes(v);
         self.visitor.visit_borrowed_bytes(v)
     }
 
+    #[inline]
     fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<V::Value, E> {
         self.check_bytes(&v);
         self.visitor.visit_byte_buf(v)
     }
 
+    #[inline]
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
         self.check_null();
         self.visitor.visit_none()
     }
 
+    #[inline]
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
         self.check_null();
         self.visitor.visit_unit()
     }
 
+    #[inline]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         // serde_json calls this for any value but `null`: the same place, checked as it is read.
         let (null_ok, rules, cx) = (self.null_ok, self.rules, self.cx);
@@ -350,6 +411,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         })
     }
 
+    #[inline]
     fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         let (null_ok, rules, cx) = (self.null_ok, self.rules, self.cx);
         self.visitor.visit_newtype_struct(Place {
@@ -360,6 +422,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         })
     }
 
+    #[inline]
     fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         self.check_container(types::ARRAY);
         let rules = self.rules;
@@ -376,6 +439,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         Ok(value)
     }
 
+    #[inline]
     fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.check_container(types::OBJECT);
         let rules = self.rules;
@@ -388,6 +452,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         Ok(value)
     }
 
+    #[inline]
     fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
         // serde_json calls this only from `deserialize_enum`, which the proxy reads as any value.
         self.cx.flag();
