@@ -135,3 +135,53 @@ pub(crate) fn violations_message(response: &reqwest::Response) -> Option<String>
 pub(crate) fn violations_in(message: &str) -> Option<Vec<Violation>> {
     serde_json::from_str(message.strip_prefix(MARKER)?).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::decoded_later;
+
+    /// The text of the match arm of `status` in the generated `send_raw` of `rust_name`.
+    fn arm<'a>(source: &'a str, rust_name: &str, status: &str) -> Option<&'a str> {
+        let start = source.find(&format!("operation_id: \"{rust_name}\""))?;
+        let body = &source[start..];
+        let body = &body[..body.find("_ => Err(Error::UnexpectedResponse")?];
+        let marker = format!("{status}u16 =>");
+        let rest = &body[body.find(&marker)? + marker.len()..];
+        let end = rest.find("u16 =>").unwrap_or(rest.len());
+        Some(&rest[..end])
+    }
+
+    /// `exec` leaves a body to `decoded` exactly when the generated code decodes that answer,
+    /// so no answer goes unvalidated and none is read twice.
+    #[test]
+    fn the_generated_code_decodes_exactly_the_answers_exec_leaves_to_it() {
+        let sources = [
+            include_str!("generated/messaging.rs"),
+            include_str!("generated/management.rs"),
+        ];
+        let mut checked = 0;
+        for op in courier_models::OPERATIONS {
+            let Some(source) = sources
+                .iter()
+                .find(|s| s.contains(&format!("operation_id: \"{}\"", op.rust_name)))
+            else {
+                // The official clients' aliases have no method of their own.
+                continue;
+            };
+            let contract = courier_verify::Contract::courier().operation(op.id).unwrap();
+            for response in &contract.responses {
+                let status: u16 = response.status.parse().unwrap();
+                let arm = arm(source, op.rust_name, &response.status)
+                    .unwrap_or_else(|| panic!("{} has no arm for {status}", op.id));
+                assert_eq!(
+                    arm.contains("decode_response"),
+                    decoded_later(op.id, status),
+                    "{} {status}: {arm}",
+                    op.id
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{checked}");
+    }
+}
