@@ -168,7 +168,9 @@ mod tests {
                 // The official clients' aliases have no method of their own.
                 continue;
             };
-            let contract = courier_verify::Contract::courier().operation(op.id).unwrap();
+            let contract = courier_verify::Contract::courier()
+                .operation(op.id)
+                .unwrap();
             for response in &contract.responses {
                 let status: u16 = response.status.parse().unwrap();
                 let arm = arm(source, op.rust_name, &response.status)
