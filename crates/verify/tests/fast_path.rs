@@ -374,6 +374,22 @@ fn duplicate_members_escapes_and_number_forms_agree() {
     }
 }
 
+/// serde_json skips a value nobody reads without checking it, where the full validator's parse
+/// refuses it: the fast path parses such values whole.
+#[test]
+fn bytes_that_are_not_json_inside_an_unknown_member_are_refused() {
+    let json = headers(Some("application/json"));
+    let model = Some(model("BulkDeleteResult"));
+    for body in [
+        &b"{\"deleted\": 1, \"cursr\": \"\xff\"}"[..],
+        b"{\"deleted\": 1, \"zz\": \"\\ud800\"}",
+        b"{\"deleted\": 1, \"zz\": 1e400}",
+        b"{\"deleted\": 1, \"zz\": [{\"a\": \"\xc3\"}]}",
+    ] {
+        assert!(!agree("deleteWorkflowDlqBulk", 200, &json, body, model));
+    }
+}
+
 #[test]
 fn a_valid_page_decodes_once_and_equals_serde_json() {
     let page = sample(

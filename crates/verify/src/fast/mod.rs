@@ -18,6 +18,7 @@
 
 pub(crate) mod access;
 mod numbers;
+mod parsed;
 mod place;
 pub(crate) mod walk;
 

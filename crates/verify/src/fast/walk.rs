@@ -12,6 +12,7 @@
 
 use super::access::{CheckedMap, CheckedSeq};
 use super::numbers::{compare, is_integer};
+use super::parsed::{Parsed, ParsedMap, ParsedSeq};
 use super::place::{EnumCheck, Place};
 use super::{ANY, Node, NodeId, Plan, Rules, types};
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
@@ -111,7 +112,7 @@ macro_rules! checked_methods {
         #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             match self.cx.rules(self.id) {
-                None => self.de.$method($($arg,)* visitor),
+                None => self.de.$method($($arg,)* Parsed { visitor, cx: self.cx }),
                 // serde_json reads a value with this method only when it is of the `$sure`
                 // types, any of which this node passes: nothing is left to check.
                 Some((null_ok, rules)) if $sure != 0 && rules.passes_any($sure, null_ok) => {
@@ -167,7 +168,11 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         match self.cx.rules(self.id) {
-            None => self.de.deserialize_ignored_any(visitor),
+            // Parsed, not skipped: serde_json's skipping lets bytes through that are not JSON.
+            None => self.de.deserialize_any(Parsed {
+                visitor,
+                cx: self.cx,
+            }),
             Some((null_ok, rules)) => {
                 let check = Check {
                     visitor,
@@ -427,7 +432,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         self.check_container(types::ARRAY);
         let rules = self.rules;
         if rules.items == ANY && rules.min_items.is_none() && rules.max_items.is_none() {
-            return self.visitor.visit_seq(seq);
+            return self.visitor.visit_seq(ParsedSeq { seq, cx: self.cx });
         }
         let mut checked = CheckedSeq::new(seq, rules.items, self.cx);
         let value = self.visitor.visit_seq(&mut checked)?;
@@ -444,7 +449,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
         self.check_container(types::OBJECT);
         let rules = self.rules;
         if rules.members_free() {
-            return self.visitor.visit_map(map);
+            return self.visitor.visit_map(ParsedMap { map, cx: self.cx });
         }
         let mut checked = CheckedMap::new(map, rules, self.cx);
         let value = self.visitor.visit_map(&mut checked)?;
