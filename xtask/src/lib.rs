@@ -155,7 +155,8 @@ fn generate_parsed(spec: &Spec, spec_text: &str) -> Result<Vec<GeneratedFile>, C
     for interface in &progenitor_gen::INTERFACES {
         let tokens = progenitor_gen::client(spec, interface, &models.type_names)?;
         let tokens = postprocess::client_send_returns_courier_error(tokens)?;
-        let mut tokens = postprocess::multi_value_setters_take_one_or_many(tokens)?;
+        let tokens = postprocess::multi_value_setters_take_one_or_many(tokens)?;
+        let mut tokens = postprocess::client_decodes_through_hooks(tokens)?;
         tokens.extend(facts::client_group_setters(
             spec,
             &models.type_names,

@@ -1,6 +1,7 @@
 //! Rewrites of the generators' output that neither typify 0.8 nor progenitor 0.15 can be told
-//! to do: readable enum variant names (`x-enum-varnames`) and a client `send()` that returns the
-//! client crate's one error type. Both are pure token rewrites, so output stays deterministic.
+//! to do: readable enum variant names (`x-enum-varnames`), a client `send()` that returns the
+//! client crate's one error type, and answers decoded by the client crate rather than by
+//! progenitor. All are pure token rewrites, so output stays deterministic.
 
 use crate::{CodegenError, Spec};
 use courier_spec::{extensions, openapiv3};
@@ -183,6 +184,62 @@ pub fn client_send_returns_courier_error(tokens: TokenStream) -> Result<TokenStr
         ));
     }
     Ok(file.into_token_stream())
+}
+
+/// Every `ResponseValue::from_response(response)` of a progenitor client becomes
+/// `client.decode_response(response, &info)`: progenitor decodes after its hooks, so a hook
+/// that validated the body would parse it a second time. courier-client's own decoder
+/// (`crates/client/src/hooks.rs`) decodes once, validating on the way when asked to.
+pub fn client_decodes_through_hooks(tokens: TokenStream) -> Result<TokenStream, CodegenError> {
+    let mut rewritten = 0;
+    let tokens = decode_through_hooks(tokens, &mut rewritten);
+    if rewritten == 0 {
+        return Err(CodegenError::Generator(
+            "found no ResponseValue::from_response to reroute: has progenitor's output changed?"
+                .into(),
+        ));
+    }
+    Ok(tokens)
+}
+
+fn decode_through_hooks(tokens: TokenStream, rewritten: &mut usize) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut index = 0;
+    while index < trees.len() {
+        if let [
+            TokenTree::Ident(ty),
+            TokenTree::Punct(first),
+            TokenTree::Punct(second),
+            TokenTree::Ident(function),
+            TokenTree::Group(arguments),
+            ..,
+        ] = &trees[index..]
+            && ty == "ResponseValue"
+            && first.as_char() == ':'
+            && second.as_char() == ':'
+            && function == "from_response"
+            && arguments.stream().to_string() == "response"
+        {
+            out.extend(quote::quote!(client.decode_response(response, &info)));
+            *rewritten += 1;
+            index += 5;
+            continue;
+        }
+        out.extend([match &trees[index] {
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(
+                    group.delimiter(),
+                    decode_through_hooks(group.stream(), rewritten),
+                );
+                inner.set_span(group.span());
+                TokenTree::Group(inner)
+            }
+            other => other.clone(),
+        }]);
+        index += 1;
+    }
+    out
 }
 
 /// progenitor's setter of a multi-value query parameter takes `V: TryInto<Vec<T>>`, so one value

@@ -1,13 +1,16 @@
-//! Request hooks: what the generated clients call before and for sending each request.
+//! Request hooks: what the generated clients call before and for sending each request, and
+//! to decode each answer.
 //!
 //! progenitor ignores `securitySchemes`, so each generated client carries an "inner" value
 //! (configured with `with_inner_type` in the xtask); this module's `ClientHooks`
 //! implementations apply its credentials to every request and send it with its retry policy.
+//! The generated code decodes a body with `decode_response` (the xtask reroutes progenitor's
+//! own decode there), so a validating client checks the body in the pass that decodes it.
 
 use crate::retry::{self, RetryPolicy};
 use crate::{management, messaging};
 use base64::Engine as _;
-use progenitor_client::{ClientHooks, ClientInfo, Error, OperationInfo};
+use progenitor_client::{ClientHooks, ClientInfo, Error, OperationInfo, ResponseValue};
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 
 /// How the messaging service token is sent.
@@ -36,7 +39,7 @@ pub struct MessagingInner {
     pub auth: MessagingAuth,
     /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
-    /// Validate every answer against the spec before decoding it (needs the `validate`
+    /// Validate every answer against the spec as it is decoded (needs the `validate`
     /// feature; without it this is ignored).
     pub validate_responses: bool,
 }
@@ -51,7 +54,7 @@ pub struct ManagementInner {
     pub management_key: String,
     /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
-    /// Validate every answer against the spec before decoding it (needs the `validate`
+    /// Validate every answer against the spec as it is decoded (needs the `validate`
     /// feature; without it this is ignored).
     pub validate_responses: bool,
 }
@@ -142,7 +145,7 @@ macro_rules! client_hooks {
                 Ok(response)
             }
 
-            /// A validated answer that broke the spec fails here, before it is decoded.
+            /// A validated answer without a JSON body that broke the spec fails here.
             #[cfg_attr(not(feature = "validate"), allow(unused_variables))]
             async fn post<E>(
                 &self,
@@ -158,6 +161,24 @@ macro_rules! client_hooks {
                     return Err(Error::Custom(message));
                 }
                 Ok(())
+            }
+        }
+
+        impl $client {
+            /// The body of an answer decoded as `T`: what progenitor's generated code calls in
+            /// place of `ResponseValue::from_response`. A validating client checks the body
+            /// against the spec in the same pass.
+            #[cfg_attr(not(feature = "validate"), allow(unused_variables))]
+            pub(crate) async fn decode_response<T: serde::de::DeserializeOwned, E>(
+                &self,
+                response: reqwest::Response,
+                info: &OperationInfo,
+            ) -> Result<ResponseValue<T>, Error<E>> {
+                #[cfg(feature = "validate")]
+                if self.inner().validate_responses {
+                    return crate::validation::decoded(info.operation_id, response).await;
+                }
+                ResponseValue::from_response(response).await
             }
         }
     };

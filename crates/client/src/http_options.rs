@@ -19,7 +19,7 @@ pub struct HttpOptions {
     pub root_certificates_pem: Vec<Vec<u8>>,
     /// Host names to connect to at a fixed address instead of resolving them.
     pub resolve: Vec<(String, std::net::SocketAddr)>,
-    /// Validate every answer against the spec before decoding it (feature `validate`).
+    /// Validate every answer against the spec as it is decoded (feature `validate`).
     pub validate_responses: bool,
 }
 
@@ -133,8 +133,9 @@ macro_rules! http_option_setters {
             self
         }
 
-        /// Validate every answer against the spec before decoding it (off by default): its
-        /// status, content type, documented headers and body, with courier-verify's validator.
+        /// Validate every answer against the spec as it is decoded (off by default): its
+        /// status, content type, documented headers and body, with courier-verify's validator
+        /// (a JSON body in the same pass that decodes it).
         /// An answer that breaks the spec fails the call with a [`CourierError`](crate::CourierError)
         /// whose [`violations`](crate::CourierError::violations) say where (operation, status,
         /// JSON pointer, rule, value). For tests of code that talks to a fake or a new service.

@@ -1,14 +1,18 @@
 //! Opt-in validation of every answer against the spec (feature `validate`, switched on per
-//! client with `validate_responses(true)`).
+//! client with `validate_responses(true)`), by courier-verify's validator (built from the same
+//! spec as this crate).
 //!
-//! The generated code decodes an answer right after the `post` hook, so validation sits in the
-//! hooks: `exec` reads the answer whole, validates its status, headers and bytes with
-//! courier-verify's validator (built from the same spec as this crate), and hands the generated
-//! code an equal response; `post` then fails the call when the answer broke the spec, before
-//! anything is decoded. progenitor's hooks can only fail with a message, so the violations travel
-//! as JSON behind a marker and become [`CourierError::violations`](crate::CourierError) again.
+//! An answer with a JSON body is validated while it is decoded: the generated code decodes
+//! through the client's `decode_response`, which calls [`decoded`], and courier-verify's
+//! [`Validator::decode`] checks each value as the typed model reads it, in one pass over the
+//! bytes; only when that pass finds something does the full validator run, to write the report.
+//! Any other answer (no body, an undocumented status) is not decoded, so `exec` validates it
+//! whole ([`validated`]) and `post` fails the call when it broke the spec. progenitor's hooks
+//! can only fail with a message, so the violations travel as JSON behind a marker and become
+//! [`CourierError::violations`](crate::CourierError) again.
 
-use courier_verify::{Validator, Violation};
+use courier_verify::{Decoded, Validator, Violation};
+use progenitor_client::{Error, ResponseValue};
 use reqwest::ResponseBuilderExt as _;
 use std::sync::OnceLock;
 
@@ -25,31 +29,58 @@ fn validator() -> Option<&'static Validator> {
     VALIDATOR.get_or_init(|| Validator::courier().ok()).as_ref()
 }
 
-/// `response`, read whole and validated as the answer of the operation progenitor calls
-/// `rust_name`, rebuilt unchanged for
-/// the generated code; its violations (if any) ride along in its extensions.
+/// The operationId of the operation progenitor calls `rust_name` (the spec and the report use
+/// operationId, progenitor snake_case).
+fn operation_id(rust_name: &str) -> &str {
+    courier_models::operation(rust_name).map_or(rust_name, |op| op.id)
+}
+
+/// What is reported when there is no validator.
+fn no_validator(operation_id: &str, status: u16) -> Vec<Violation> {
+    vec![Violation {
+        operation_id: operation_id.to_owned(),
+        status,
+        place: courier_verify::Place::Body,
+        pointer: String::new(),
+        rule: "contract".into(),
+        value: String::new(),
+        message: "the spec's contract did not compile, so nothing could be validated".into(),
+    }]
+}
+
+/// Whether the spec documents a JSON body for this answer, which the generated code then
+/// decodes through [`decoded`]: progenitor's arms and the contract come from the same spec.
+fn decoded_later(operation_id: &str, status: u16) -> bool {
+    let Some(validator) = validator() else {
+        return false;
+    };
+    validator
+        .contract()
+        .operation(operation_id)
+        .and_then(|op| op.response(status))
+        .is_some_and(|response| response.content.keys().any(|media| media.ends_with("json")))
+}
+
+/// `response` validated as the answer of the operation progenitor calls `rust_name`, unless
+/// its body is validated as it is decoded ([`decoded`]): then it passes untouched. Otherwise it
+/// is read whole and rebuilt unchanged for the generated code, and its violations (if any) ride
+/// along in its extensions.
 pub(crate) async fn validated(
     rust_name: &str,
     response: reqwest::Response,
 ) -> reqwest::Result<reqwest::Response> {
-    // progenitor names the operation in snake_case; the spec and the report use operationId.
-    let operation_id = courier_models::operation(rust_name).map_or(rust_name, |op| op.id);
+    let operation_id = operation_id(rust_name);
     let status = response.status();
+    if decoded_later(operation_id, status.as_u16()) {
+        return Ok(response);
+    }
     let version = response.version();
     let url = response.url().clone();
     let headers = response.headers().clone();
     let body = response.bytes().await?;
     let violations = match validator() {
         Some(validator) => validator.validate(operation_id, status.as_u16(), &headers, &body),
-        None => vec![Violation {
-            operation_id: operation_id.to_owned(),
-            status: status.as_u16(),
-            place: courier_verify::Place::Body,
-            pointer: String::new(),
-            rule: "contract".into(),
-            value: String::new(),
-            message: "the spec's contract did not compile, so nothing could be validated".into(),
-        }],
+        None => no_validator(operation_id, status.as_u16()),
     };
     let mut rebuilt = http::Response::builder()
         .status(status)
@@ -64,16 +95,95 @@ pub(crate) async fn validated(
     Ok(reqwest::Response::from(rebuilt))
 }
 
+/// The body of `response` decoded as `T` and validated in the same pass, as the answer of the
+/// operation progenitor calls `rust_name`: what the generated code gets in place of
+/// `ResponseValue::from_response` when the client validates.
+pub(crate) async fn decoded<T: serde::de::DeserializeOwned, E>(
+    rust_name: &str,
+    response: reqwest::Response,
+) -> Result<ResponseValue<T>, Error<E>> {
+    let operation_id = operation_id(rust_name);
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.bytes().await.map_err(Error::ResponseBodyError)?;
+    let decoded = match validator() {
+        Some(validator) => validator.decode(operation_id, status.as_u16(), &headers, &body),
+        None => Decoded::Invalid(no_validator(operation_id, status.as_u16())),
+    };
+    match decoded {
+        Decoded::Valid(value) => Ok(ResponseValue::new(value, status, headers)),
+        Decoded::Invalid(violations) => Err(Error::Custom(message(&violations))),
+        Decoded::Undecodable(e) => Err(Error::InvalidResponsePayload(body, e)),
+    }
+}
+
+/// The message of a hook error carrying `violations`.
+fn message(violations: &[Violation]) -> String {
+    format!(
+        "{MARKER}{}",
+        serde_json::to_string(violations).expect("violations are plain data")
+    )
+}
+
 /// The message of the hook error for the violations `validated` found in `response`, if any.
 pub(crate) fn violations_message(response: &reqwest::Response) -> Option<String> {
     let Violations(found) = response.extensions().get::<Violations>()?;
-    Some(format!(
-        "{MARKER}{}",
-        serde_json::to_string(found).expect("violations are plain data")
-    ))
+    Some(message(found))
 }
 
 /// The violations a hook error carries, if it is one of ours.
 pub(crate) fn violations_in(message: &str) -> Option<Vec<Violation>> {
     serde_json::from_str(message.strip_prefix(MARKER)?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decoded_later;
+
+    /// The text of the match arm of `status` in the generated `send_raw` of `rust_name`.
+    fn arm<'a>(source: &'a str, rust_name: &str, status: &str) -> Option<&'a str> {
+        let start = source.find(&format!("operation_id: \"{rust_name}\""))?;
+        let body = &source[start..];
+        let body = &body[..body.find("_ => Err(Error::UnexpectedResponse")?];
+        let marker = format!("{status}u16 =>");
+        let rest = &body[body.find(&marker)? + marker.len()..];
+        let end = rest.find("u16 =>").unwrap_or(rest.len());
+        Some(&rest[..end])
+    }
+
+    /// `exec` leaves a body to `decoded` exactly when the generated code decodes that answer,
+    /// so no answer goes unvalidated and none is read twice.
+    #[test]
+    fn the_generated_code_decodes_exactly_the_answers_exec_leaves_to_it() {
+        let sources = [
+            include_str!("generated/messaging.rs"),
+            include_str!("generated/management.rs"),
+        ];
+        let mut checked = 0;
+        for op in courier_models::OPERATIONS {
+            let Some(source) = sources
+                .iter()
+                .find(|s| s.contains(&format!("operation_id: \"{}\"", op.rust_name)))
+            else {
+                // The official clients' aliases have no method of their own.
+                continue;
+            };
+            let contract = courier_verify::Contract::courier()
+                .operation(op.id)
+                .unwrap();
+            for response in &contract.responses {
+                let status: u16 = response.status.parse().unwrap();
+                let arm = arm(source, op.rust_name, &response.status)
+                    .unwrap_or_else(|| panic!("{} has no arm for {status}", op.id));
+                assert_eq!(
+                    arm.contains("decode_response"),
+                    decoded_later(op.id, status),
+                    "{} {status}: {arm}",
+                    op.id
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{checked}");
+    }
 }

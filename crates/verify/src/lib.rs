@@ -13,6 +13,12 @@
 //! the JSON pointer into the body, the rule broken (the JSON Schema keyword, or `status`,
 //! `content-type`, `json`, ...) and the offending value, shortened to 80 characters.
 //!
+//! [`Validator::decode`] decodes a JSON body into the caller's type and validates it in the
+//! same pass: a proxy around serde_json's deserializer checks each value against the schema of
+//! its place as the typed `Deserialize` impl reads it, with no `serde_json::Value` tree. When
+//! that pass finds nothing the answer is valid; otherwise the full validator runs and writes
+//! the report, so reports are always the full validator's and only a valid answer gets fast.
+//!
 //! The validator is built from the spec, never from a hand-written copy of a schema:
 //! `cargo xtask codegen` reads the spec through courier's one spec reader and writes the
 //! response contract of every operation to `src/generated/contract.json` ([`Contract`]),
@@ -99,6 +105,8 @@
 //! ```
 
 pub mod contract;
+mod decode;
+mod fast;
 #[cfg(feature = "runner")]
 pub mod report;
 #[cfg(feature = "runner")]
@@ -107,6 +115,7 @@ pub mod validate;
 pub mod violation;
 
 pub use contract::Contract;
+pub use decode::Decoded;
 #[cfg(feature = "runner")]
 pub use report::{Failure, Outcome, Report, ScenarioResult};
 #[cfg(feature = "axum")]

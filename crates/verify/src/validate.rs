@@ -26,6 +26,8 @@ pub struct ContractError {
 /// and share it: validating takes `&self`.
 pub struct Validator {
     contract: &'static Contract,
+    /// The same schemas as a table of rules for the fast path (`Validator::decode`).
+    pub(crate) plan: crate::fast::Plan,
     /// Compiled schemas by their JSON text, so the many answers that share a schema (the error
     /// body) share one compiled validator.
     compiled: HashMap<String, Arc<jsonschema::Validator>>,
@@ -50,6 +52,7 @@ impl Validator {
     pub fn new(contract: &'static Contract) -> Result<Validator, ContractError> {
         let mut validator = Validator {
             contract,
+            plan: crate::fast::Plan::new(contract),
             compiled: HashMap::new(),
         };
         for op in &contract.operations {
@@ -126,6 +129,53 @@ impl Validator {
         headers: &HeaderMap,
         body: &[u8],
     ) -> Vec<Violation> {
+        let mut violations = Vec::new();
+        let Some(schema) = self.check_envelope(op, status, headers, body, &mut violations) else {
+            return violations;
+        };
+        let violation = |rule: &str, value: &str, message: String| Violation {
+            operation_id: op.operation_id.clone(),
+            status,
+            place: Place::Body,
+            pointer: String::new(),
+            rule: rule.to_owned(),
+            value: shorten(value),
+            message,
+        };
+        let instance: Value = match serde_json::from_slice(body) {
+            Ok(instance) => instance,
+            Err(e) => {
+                violations.push(violation(
+                    "json",
+                    &String::from_utf8_lossy(body),
+                    format!("the body is not JSON: {e}"),
+                ));
+                return violations;
+            }
+        };
+        let mut errors = self.schema_errors(schema, &instance);
+        // By place, so a report reads the same on every run.
+        errors.sort_by(|a, b| (&a.pointer, &a.rule).cmp(&(&b.pointer, &b.rule)));
+        for error in errors {
+            violations.push(Violation {
+                pointer: error.pointer,
+                ..violation(&error.rule, &error.value, error.message)
+            });
+        }
+        violations
+    }
+
+    /// Everything but the JSON body's schema: the status, the headers, the content type, a
+    /// body where none is documented. Pushes what breaks the contract to `violations` and
+    /// returns the schema the body is still to be checked against, if it is JSON.
+    pub(crate) fn check_envelope<'c>(
+        &self,
+        op: &'c OperationContract,
+        status: u16,
+        headers: &HeaderMap,
+        body: &[u8],
+        violations: &mut Vec<Violation>,
+    ) -> Option<&'c Value> {
         let id = op.operation_id.as_str();
         let violation = |place: Place, rule: &str, value: &str, message: String| Violation {
             operation_id: id.to_owned(),
@@ -137,7 +187,7 @@ impl Validator {
             message,
         };
         let Some(response) = op.response(status) else {
-            return vec![violation(
+            violations.push(violation(
                 Place::Status,
                 "status",
                 &status.to_string(),
@@ -145,9 +195,9 @@ impl Validator {
                     "status {status} is not documented (documented: {})",
                     op.statuses().join(", ")
                 ),
-            )];
+            ));
+            return None;
         };
-        let mut violations = Vec::new();
         for header in &response.headers {
             let value = headers
                 .get(&header.name)
@@ -182,7 +232,7 @@ impl Validator {
                     "the spec documents no body for this status".into(),
                 ));
             }
-            return violations;
+            return None;
         }
         let content_type = headers
             .get(http::header::CONTENT_TYPE)
@@ -205,33 +255,12 @@ impl Validator {
                     documented.join(", ")
                 ),
             ));
-            return violations;
+            return None;
         };
         if !essence.ends_with("json") {
-            return violations;
+            return None;
         }
-        let instance: Value = match serde_json::from_slice(body) {
-            Ok(instance) => instance,
-            Err(e) => {
-                violations.push(violation(
-                    Place::Body,
-                    "json",
-                    &String::from_utf8_lossy(body),
-                    format!("the body is not JSON: {e}"),
-                ));
-                return violations;
-            }
-        };
-        let mut errors = self.schema_errors(schema, &instance);
-        // By place, so a report reads the same on every run.
-        errors.sort_by(|a, b| (&a.pointer, &a.rule).cmp(&(&b.pointer, &b.rule)));
-        for error in errors {
-            violations.push(Violation {
-                pointer: error.pointer,
-                ..violation(Place::Body, &error.rule, &error.value, error.message)
-            });
-        }
-        violations
+        Some(schema)
     }
 
     fn schema_errors(&self, schema: &Value, instance: &Value) -> Vec<SchemaError> {
