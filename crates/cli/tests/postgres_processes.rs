@@ -371,7 +371,7 @@ fn serve_logging_to(store: &str, log: &std::path::Path, level: &str) -> std::pro
 
 /// The connection string's password, which nothing courier writes may contain.
 fn password_of(url: &str) -> String {
-    let config: postgres_config::Config = url.parse().expect("a connection string");
+    let config: postgres::Config = url.parse().expect("a connection string");
     String::from_utf8(
         config
             .get_password()

@@ -94,12 +94,14 @@ pub async fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
 
 fn open_service_now(config: &Config) -> Result<Arc<Service>, StartError> {
     let store: Arc<dyn Store> = match &config.postgres {
-        Some(url) => Arc::new(PostgresStore::connect(url.expose()).map_err(|source| {
-            StartError::Database {
-                location: url.to_string(),
-                source,
-            }
-        })?),
+        Some(url) => {
+            Arc::new(
+                PostgresStore::connect_to(url).map_err(|source| StartError::Database {
+                    location: url.to_string(),
+                    source,
+                })?,
+            )
+        }
         None => {
             crate::datadir::create_private_dir(&config.data_dir).map_err(|source| {
                 StartError::DataDir {

@@ -24,25 +24,7 @@ pub struct TestDatabase {
 impl TestDatabase {
     /// A fresh schema, or `None` when no test database is configured (and none is required).
     pub fn create() -> Option<TestDatabase> {
-        let Some(base_url) = std::env::var(DATABASE_VARIABLE)
-            .ok()
-            .filter(|v| !v.is_empty())
-        else {
-            if std::env::var(REQUIRE_VARIABLE).is_ok_and(|v| v == "1") {
-                panic!(
-                    "{REQUIRE_VARIABLE}=1 but {DATABASE_VARIABLE} names no database: the PostgreSQL suite must run here"
-                );
-            }
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                // Straight to the terminal: the harness captures `eprintln!` of passing tests.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "PostgreSQL suite skipped: set {DATABASE_VARIABLE}=postgres://… to run it (README, \"PostgreSQL\")"
-                );
-            });
-            return None;
-        };
+        let base_url = TestDatabase::configured()?;
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let schema = format!(
             "courier_test_{}_{}_{}",
@@ -61,15 +43,36 @@ impl TestDatabase {
         })
     }
 
+    /// The test database's connection string, or `None` (said once on the terminal) when none is
+    /// configured; panics when one is required (`COURIER_REQUIRE_POSTGRES=1`). The rule every
+    /// PostgreSQL test follows, also those that need no schema here.
+    pub fn configured() -> Option<String> {
+        if let Some(base_url) = std::env::var(DATABASE_VARIABLE)
+            .ok()
+            .filter(|v| !v.is_empty())
+        {
+            return Some(base_url);
+        }
+        if std::env::var(REQUIRE_VARIABLE).is_ok_and(|v| v == "1") {
+            panic!(
+                "{REQUIRE_VARIABLE}=1 but {DATABASE_VARIABLE} names no database: the PostgreSQL suite must run here"
+            );
+        }
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            // Straight to the terminal: the harness captures `eprintln!` of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
+                "PostgreSQL suite skipped: set {DATABASE_VARIABLE}=postgres://… to run it (README, \"PostgreSQL\")"
+            );
+        });
+        None
+    }
+
     /// The connection string of the schema: give it to `PostgresStore::connect` or to
     /// `courier serve --store`.
     pub fn url(&self) -> &str {
         &self.url
-    }
-
-    /// The schema's name.
-    pub fn schema(&self) -> &str {
-        &self.schema
     }
 }
 

@@ -170,7 +170,7 @@ impl Service {
         &self,
         call: impl FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        if self.store.reads_in_place() {
+        if !self.store.shared() {
             call(self.store.as_ref())
         } else {
             self.blocking(call).await

@@ -117,6 +117,13 @@ pub enum IndexActivity {
 }
 
 impl IndexActivity {
+    /// The activity a stored `kind` names (`None`: another kind, a size sample).
+    pub fn from_kind(kind: &str) -> Option<IndexActivity> {
+        IndexActivity::ALL
+            .into_iter()
+            .find(|activity| activity.as_str() == kind)
+    }
+
     pub const ALL: [IndexActivity; 4] = [
         IndexActivity::Query,
         IndexActivity::Update,
@@ -171,6 +178,47 @@ pub struct SpentRequest {
     pub second_used: u64,
     pub day_used: u64,
     pub refused: Option<crate::ratelimit::Refusal>,
+}
+
+/// The rules every store applies the same way, whatever its SQL: written once here.
+///
+/// A page is scanned one entry past `limit`; that extra entry only says more follow. Cut to
+/// `limit`, and the id (`id_of`) of the page's last entry when more matched: the keyset cursor.
+pub(crate) fn cut_page<T>(
+    mut rows: Vec<T>,
+    limit: usize,
+    id_of: impl Fn(&T) -> &str,
+) -> (Vec<T>, Option<String>) {
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    let next_after = more
+        .then(|| rows.last().map(|row| id_of(row).to_owned()))
+        .flatten();
+    (rows, next_after)
+}
+
+/// Whether a cancelled run counted as there (see [`Store::cancel_run`]), from what the cancel
+/// found: its `live` entries (within retention), its `expired` ones, and whether a run row was
+/// removed. A run whose only entries are past retention is gone already
+/// (`docs/decisions.md#d13-retention-and-dlq-size`): what is left of it is removed as the purge
+/// would, and the caller hears 404.
+pub(crate) fn cancelled_run_was_there(live: u64, expired: u64, run_removed: bool) -> bool {
+    live > 0 || (run_removed && expired == 0)
+}
+
+/// The URL group `name` as a put leaves it: `createdAt` kept from the group it replaces.
+pub(crate) fn put_url_group_record(
+    existing: Option<UrlGroup>,
+    name: &str,
+    endpoints: &[UrlGroupEndpoint],
+    now_ms: i64,
+) -> UrlGroup {
+    UrlGroup {
+        created_at: existing.map_or(now_ms, |group| group.created_at),
+        updated_at: now_ms,
+        name: name.to_owned(),
+        endpoints: endpoints.to_vec(),
+    }
 }
 
 /// A console session kept in a store several processes share, so that a sign-in through one
@@ -336,13 +384,6 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
-    /// Whether a point read may run on the calling async thread: true for an embedded store,
-    /// where it takes microseconds; false where every call is a network round trip, which must
-    /// stay on the blocking pool.
-    fn reads_in_place(&self) -> bool {
-        true
-    }
-
     /// On a store several processes share, counts one request against the account's limits in
     /// the store, so that every process spends one budget; `None` (nothing counted) on a store of
     /// one process, whose service counts in memory.
@@ -394,7 +435,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// Whether other processes may share this store (PostgreSQL): the service then reads the
     /// account and its credentials from the store on every request rather than from memory, so
-    /// a rotation through one process is refused by every other at once.
+    /// a rotation through one process is refused by every other at once. Such a store is across
+    /// the network, so the service never calls it from an async thread (even a point read).
     fn shared(&self) -> bool {
         false
     }

@@ -21,8 +21,8 @@ mod steps;
 mod usage;
 
 use super::StoreError;
+use postgres::{Client, Config, NoTls, Transaction};
 use r2d2_postgres::PostgresConnectionManager;
-use r2d2_postgres::postgres::{Client, Config, NoTls, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -30,17 +30,10 @@ type Pool = r2d2_postgres::r2d2::Pool<PostgresConnectionManager<NoTls>>;
 
 /// A PostgreSQL connection string (a `postgres://` URL or libpq's `key=value` form), checked
 /// when parsed. Its `Debug` and `Display` show where it points, never its password.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct PostgresUrl {
-    connection: String,
+    config: Config,
     location: String,
-}
-
-impl PostgresUrl {
-    /// The whole connection string, password included: only for connecting.
-    pub fn expose(&self) -> &str {
-        &self.connection
-    }
 }
 
 impl FromStr for PostgresUrl {
@@ -51,8 +44,8 @@ impl FromStr for PostgresUrl {
             // The parser's message names the option, never the whole string.
             .map_err(|error| format!("the PostgreSQL connection string is not valid: {error}"))?;
         Ok(PostgresUrl {
-            connection: connection.to_owned(),
             location: location(&config),
+            config,
         })
     }
 }
@@ -104,13 +97,12 @@ impl PostgresStore {
     ///
     /// No error, log line or `Debug` output carries the connection string's password.
     pub fn connect(connection: &str) -> Result<PostgresStore, StoreError> {
-        let config = Config::from_str(connection).map_err(|error| {
-            // The parser's message names the option, never the whole string.
-            StoreError::Invalid(format!(
-                "the PostgreSQL connection string is not valid: {error}"
-            ))
-        })?;
-        let location = location(&config);
+        PostgresStore::connect_to(&connection.parse().map_err(StoreError::Invalid)?)
+    }
+
+    /// [`PostgresStore::connect`] with a connection string already parsed.
+    pub fn connect_to(url: &PostgresUrl) -> Result<PostgresStore, StoreError> {
+        let PostgresUrl { config, location } = url.clone();
         let mut config = config;
         if config.get_application_name().is_none() {
             config.application_name("courier");
@@ -146,16 +138,6 @@ impl PostgresStore {
             pool: Some(pool),
             location,
         })
-    }
-
-    /// Where the store is (`postgres://user@host:port/dbname`), without the password.
-    pub fn location(&self) -> &str {
-        &self.location
-    }
-
-    /// Whether the database answers right now (`/health`).
-    pub fn ping(&self) -> Result<(), StoreError> {
-        self.read(|c| c.batch_execute("SELECT 1").map_err(StoreError::from))
     }
 
     fn client(
@@ -215,14 +197,14 @@ impl Drop for PostgresStore {
 #[derive(Debug)]
 struct LogConnectionErrors;
 
-impl r2d2_postgres::r2d2::HandleError<r2d2_postgres::postgres::Error> for LogConnectionErrors {
-    fn handle_error(&self, error: r2d2_postgres::postgres::Error) {
+impl r2d2_postgres::r2d2::HandleError<postgres::Error> for LogConnectionErrors {
+    fn handle_error(&self, error: postgres::Error) {
         tracing::error!(error = %explain(&error), "connecting to PostgreSQL failed");
     }
 }
 
 /// The error with its causes (the driver's own message is often just "db error").
-fn explain(error: &r2d2_postgres::postgres::Error) -> String {
+fn explain(error: &postgres::Error) -> String {
     if let Some(db) = error.as_db_error() {
         return format!("{} ({})", db.message(), db.code().code());
     }
@@ -239,7 +221,7 @@ fn explain(error: &r2d2_postgres::postgres::Error) -> String {
 /// `postgres://user@host:port/dbname` of `config`: everything an operator needs to tell stores
 /// apart, nothing secret.
 fn location(config: &Config) -> String {
-    use r2d2_postgres::postgres::config::Host;
+    use postgres::config::Host;
     let hosts: Vec<String> = config
         .get_hosts()
         .iter()
@@ -265,9 +247,9 @@ fn location(config: &Config) -> String {
 
 /// A failed PostgreSQL call: a full disk is told apart (507, deletes go on), and so is a server
 /// that cannot be reached or is shutting down (503: try again), from a failure of the query (500).
-impl From<r2d2_postgres::postgres::Error> for StoreError {
-    fn from(error: r2d2_postgres::postgres::Error) -> StoreError {
-        use r2d2_postgres::postgres::error::SqlState;
+impl From<postgres::Error> for StoreError {
+    fn from(error: postgres::Error) -> StoreError {
+        use postgres::error::SqlState;
         match error.code() {
             Some(code) if *code == SqlState::DISK_FULL => StoreError::Full(format!(
                 "the database has no room for the write: {}",

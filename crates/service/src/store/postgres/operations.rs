@@ -6,14 +6,14 @@ use super::steps::{Read, all_records, cancel_in, count, optional_record, scan, s
 use super::{PostgresStore, from_json, to_json, usage};
 use crate::store::{
     ActiveRun, ConsoleSession, DlqFilter, IndexUsage, Inserted, JsonPage, Page, PageQuery,
-    SpentRequest, Store, StoreError,
+    SpentRequest, Store, StoreError, cut_page, put_url_group_record,
 };
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
     WorkflowDlqMessage,
 };
-use r2d2_postgres::postgres::Row;
-use r2d2_postgres::postgres::error::SqlState;
+use postgres::Row;
+use postgres::error::SqlState;
 use std::collections::BTreeSet;
 
 /// Held by every insert's transaction: inserts happen one at a time across every process, so
@@ -298,11 +298,9 @@ impl Store for PostgresStore {
     }
 
     fn unavailable(&self) -> Option<String> {
-        self.ping().err().map(|error| error.to_string())
-    }
-
-    fn reads_in_place(&self) -> bool {
-        false
+        self.read(|c| c.batch_execute("SELECT 1").map_err(StoreError::from))
+            .err()
+            .map(|error| error.to_string())
     }
 
     fn shared(&self) -> bool {
@@ -394,18 +392,17 @@ impl Store for PostgresStore {
                 limit + 1,
                 min_created_at,
             );
-            let mut ids: Vec<String> = t
+            let ids: Vec<String> = t
                 .query(&conditions.sql, &conditions.params())?
                 .iter()
                 .map(|row| row.get(0))
                 .collect();
-            let more = ids.len() > limit;
-            ids.truncate(limit);
+            let (ids, next_after) = cut_page(ids, limit, String::as_str);
             let mut cancelled = 0;
             for id in &ids {
                 cancelled += u64::from(cancel_in(t, id, min_created_at)?);
             }
-            Ok((cancelled, if more { ids.pop() } else { None }))
+            Ok((cancelled, next_after))
         })
     }
 
@@ -421,13 +418,7 @@ impl Store for PostgresStore {
                 "SELECT record FROM url_groups WHERE name = $1 FOR UPDATE",
                 &[&name],
             )?;
-            let created_at = existing.map_or(now_ms, |group| group.created_at);
-            let group = UrlGroup {
-                created_at,
-                updated_at: now_ms,
-                name: name.to_owned(),
-                endpoints: endpoints.to_vec(),
-            };
+            let group = put_url_group_record(existing, name, endpoints, now_ms);
             t.execute(
                 "INSERT INTO url_groups (name, record) VALUES ($1, $2)
                  ON CONFLICT (name) DO UPDATE SET record = excluded.record",

@@ -2,7 +2,7 @@
 //! the spec fails to compile here (as in SQLite's mapping) until someone maps it.
 
 use courier_models::DlqFilter;
-use r2d2_postgres::postgres::types::ToSql;
+use postgres::types::ToSql;
 
 /// A query parameter.
 pub(super) type Param = Box<dyn ToSql + Sync + Send>;

@@ -4,7 +4,7 @@
 //! never edited (refinery also refuses one whose text changed after it ran).
 
 use super::StoreError;
-use r2d2_postgres::postgres::Client;
+use postgres::Client;
 use refinery_core::{Migration, Runner};
 
 /// The migrations, in order: `(name, SQL)`, the name in refinery's `V<n>__<what>` form.

@@ -4,8 +4,8 @@
 
 use super::from_json;
 use super::scan::{Conditions, filter_sql};
-use crate::store::{DlqFilter, PageQuery, StoreError};
-use r2d2_postgres::postgres::GenericClient;
+use crate::store::{DlqFilter, PageQuery, StoreError, cancelled_run_was_there, cut_page};
+use postgres::GenericClient;
 
 /// An entry's id and the text a scan read of it.
 pub(super) type Scanned = (String, String);
@@ -14,7 +14,7 @@ pub(super) type Scanned = (String, String);
 pub(super) fn optional_record<T: serde::de::DeserializeOwned>(
     client: &mut impl GenericClient,
     sql: &str,
-    params: &[&(dyn r2d2_postgres::postgres::types::ToSql + Sync)],
+    params: &[&(dyn postgres::types::ToSql + Sync)],
 ) -> Result<Option<T>, StoreError> {
     client
         .query_opt(sql, params)?
@@ -78,15 +78,8 @@ pub(super) fn scan_page(
         limit,
         min_created_at,
     } = query;
-    let mut rows = scan(client, filter, after, limit + 1, min_created_at, read)?;
-    let more = rows.len() > limit;
-    rows.truncate(limit);
-    let next_after = if more {
-        rows.last().map(|(id, _)| id.clone())
-    } else {
-        None
-    };
-    Ok((rows, next_after))
+    let rows = scan(client, filter, after, limit + 1, min_created_at, read)?;
+    Ok(cut_page(rows, limit, |(id, _)| id))
 }
 
 /// Removes a run and its DLQ entries; whether it counted as there (see [`Store::cancel_run`]).
@@ -100,7 +93,7 @@ pub(super) fn cancel_in(
          FROM dlq WHERE workflow_run_id = $1",
         &[&workflow_run_id, &min_created_at],
     )?;
-    let (live, expired): (i64, i64) = (row.get(0), row.get(1));
+    let (live, expired) = (count(row.get(0)), count(row.get(1)));
     let runs = t.execute(
         "DELETE FROM runs WHERE workflow_run_id = $1",
         &[&workflow_run_id],
@@ -109,9 +102,7 @@ pub(super) fn cancel_in(
         "DELETE FROM dlq WHERE workflow_run_id = $1",
         &[&workflow_run_id],
     )?;
-    // A run whose only entries are past retention is gone already: what is left of it goes as
-    // the purge would, and the caller hears 404 (as on SQLite).
-    Ok(live > 0 || (runs > 0 && expired == 0))
+    Ok(cancelled_run_was_there(live, expired, runs > 0))
 }
 
 pub(super) fn count(value: i64) -> u64 {

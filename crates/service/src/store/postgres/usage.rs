@@ -6,7 +6,7 @@ use super::PostgresStore;
 use super::steps::count;
 use crate::ratelimit::Refusal;
 use crate::store::{ConsoleSession, IndexActivity, IndexUsage, SpentRequest, StoreError};
-use r2d2_postgres::postgres::Row;
+use postgres::Row;
 
 pub(super) fn spend_request(
     store: &PostgresStore,
@@ -114,7 +114,7 @@ pub(super) fn index_usage_between(
         let at: i64 = row.get(0);
         let kind: &str = row.get(1);
         let unsigned = |i: usize| count(row.get::<_, Option<i64>>(i).unwrap_or(0));
-        match IndexActivity::ALL.into_iter().find(|a| a.as_str() == kind) {
+        match IndexActivity::from_kind(kind) {
             Some(activity) => Some(IndexUsage::Activity {
                 activity,
                 at,

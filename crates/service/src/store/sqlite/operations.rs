@@ -10,7 +10,7 @@ use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, 
 use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
 use crate::store::{
     ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, PageQuery, Store, StoreError,
-    labels_of,
+    cut_page, labels_of, put_url_group_record,
 };
 use courier_models::{
     FailedWorkflowRun, MessagingAccount, SearchIndex, UrlGroup, UrlGroupEndpoint,
@@ -251,19 +251,13 @@ impl Store for SqliteStore {
         let (filter, after, min_created_at) = (query.filter, query.after, query.min_created_at);
         loop {
             let result = self.shrink(|t| {
-                let mut rows = scan(t, filter, after, limit + 1, min_created_at, Read::Ids)?;
-                let more = rows.len() > limit;
-                rows.truncate(limit);
+                let rows = scan(t, filter, after, limit + 1, min_created_at, Read::Ids)?;
+                let (rows, next_after) = cut_page(rows, limit, |row| &row.dlq_id);
                 // Marked by the row numbers the scan read: no second lookup by id.
                 let mut delete = t.prepare_cached(MARK_ROW_DELETED)?;
                 for row in &rows {
                     delete.execute(params![row.seq])?;
                 }
-                let next_after = if more {
-                    rows.last().map(|row| row.dlq_id.clone())
-                } else {
-                    None
-                };
                 Ok((rows.len() as u64, next_after))
             });
             match result {
@@ -373,18 +367,17 @@ impl Store for SqliteStore {
                 limit + 1,
                 min_created_at,
             );
-            let mut ids: Vec<String> = t.prepare(&sql).and_then(|mut statement| {
+            let ids: Vec<String> = t.prepare(&sql).and_then(|mut statement| {
                 statement
                     .query_map(params_from_iter(values), |r| r.get(0))?
                     .collect::<Result<Vec<String>, _>>()
             })?;
-            let more = ids.len() > limit;
-            ids.truncate(limit);
+            let (ids, next_after) = cut_page(ids, limit, String::as_str);
             let mut cancelled = 0;
             for id in &ids {
                 cancelled += u64::from(cancel_in(t, id, min_created_at)?);
             }
-            Ok((cancelled, if more { ids.pop() } else { None }))
+            Ok((cancelled, next_after))
         })
     }
 
@@ -397,8 +390,7 @@ impl Store for SqliteStore {
         self.write(|t| {
             let existing: Option<UrlGroup> =
                 optional_record(t, URL_GROUP_RECORD, params![name])?;
-            let created_at = existing.map_or(now_ms, |group| group.created_at);
-            let group = UrlGroup { created_at, updated_at: now_ms, name: name.to_owned(), endpoints: endpoints.to_vec() };
+            let group = put_url_group_record(existing, name, endpoints, now_ms);
             t.execute(
                 "INSERT INTO url_groups (name, record) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET record = excluded.record",
                 params![name, to_json(&group)?],

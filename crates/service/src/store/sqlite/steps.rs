@@ -4,7 +4,7 @@
 use super::optional_value;
 use super::scan::{Read, Scanned, scan};
 use super::schema::{MARK_DELETED, RECLAIM_ROWS, RECLAIM_TOMBSTONES};
-use crate::store::{PageQuery, StoreError};
+use crate::store::{PageQuery, StoreError, cancelled_run_was_there, cut_page};
 use rusqlite::{Transaction, params};
 
 /// Reserves `count` numbers of the id sequence; the first of them.
@@ -41,10 +41,7 @@ pub(super) fn cancel_in(
         &format!("{MARK_DELETED} workflow_run_id = ?1"),
         params![workflow_run_id],
     )?;
-    // A run whose only entries are past retention is gone already
-    // (`docs/decisions.md#d13-retention-and-dlq-size`): what is left of it is removed as the purge
-    // would, and the caller hears 404.
-    Ok(live > 0 || (runs > 0 && expired == 0))
+    Ok(cancelled_run_was_there(live, expired, runs > 0))
 }
 
 /// The first `limit` entries of a scan and, when more match, the last id of the page.
@@ -59,15 +56,8 @@ pub(super) fn scan_page(
         limit,
         min_created_at,
     } = query;
-    let mut rows = scan(c, filter, after, limit + 1, min_created_at, read)?;
-    let more = rows.len() > limit;
-    rows.truncate(limit);
-    let next_after = if more {
-        rows.last().map(|row| row.dlq_id.clone())
-    } else {
-        None
-    };
-    Ok((rows, next_after))
+    let rows = scan(c, filter, after, limit + 1, min_created_at, read)?;
+    Ok(cut_page(rows, limit, |row| &row.dlq_id))
 }
 
 /// Removes up to `at_most` marked entries for good (see [`RECLAIM_ROWS`]); how many.

@@ -76,7 +76,7 @@ pub(super) fn index_usage_between(
     let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Option<IndexUsage>> {
         let at: i64 = r.get(0)?;
         let kind: String = r.get(1)?;
-        let activity = IndexActivity::ALL.into_iter().find(|a| a.as_str() == kind);
+        let activity = IndexActivity::from_kind(&kind);
         Ok(match activity {
             Some(activity) => Some(IndexUsage::Activity {
                 activity,
