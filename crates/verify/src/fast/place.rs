@@ -1,5 +1,6 @@
-//! The proxies a checked place hands on: the deserializer of a value serde_json passes through
-//! `visit_some` or `visit_newtype_struct`, and the visitor of an enum read as any value.
+//! The proxies a checked place hands on: the deserializer of a place whose rules are looked up
+//! (what serde_json passes through `visit_some` or `visit_newtype_struct`, and what
+//! `walk::Checked` hands each method on to), and the visitor of an enum read as any value.
 
 use super::Rules;
 use super::access::CheckedMap;
@@ -9,8 +10,8 @@ use serde::de::value::{BorrowedStrDeserializer, MapAccessDeserializer, StrDeseri
 use serde::de::{self, Deserializer, IntoDeserializer as _, Visitor};
 use std::fmt;
 
-/// `Check` seen through `visit_some` / `visit_newtype_struct`: a deserializer whose rules are
-/// already looked up.
+/// A deserializer at a place whose rules are already looked up: `Check` seen through
+/// `visit_some` / `visit_newtype_struct`, or `walk::Checked` once its node is resolved.
 pub(crate) struct Place<'p, D> {
     pub de: D,
     pub null_ok: bool,
@@ -18,11 +19,55 @@ pub(crate) struct Place<'p, D> {
     pub cx: Ctx<'p>,
 }
 
-macro_rules! place_methods {
+/// Every method of a proxy `Deserializer` that hands the typed visitor a value of its own
+/// reading, each with the JSON types serde_json guarantees of a value that method reads
+/// successfully (0: no type in particular; its readers of numbers accept any JSON number,
+/// whatever the visitor then makes of it). `deserialize_ignored_any` and `deserialize_enum`,
+/// which the proxies read as any value, are written by hand. One list for the two proxies of a
+/// place ([`Place`] and `walk::Checked`): `$write` is the macro that writes each method.
+macro_rules! deserialize_methods {
+    ($write:ident) => {
+        $write! {
+            deserialize_any() => 0;
+            deserialize_bool() => types::BOOLEAN;
+            deserialize_i8() => types::NUMBER;
+            deserialize_i16() => types::NUMBER;
+            deserialize_i32() => types::NUMBER;
+            deserialize_i64() => types::NUMBER;
+            deserialize_i128() => types::NUMBER;
+            deserialize_u8() => types::NUMBER;
+            deserialize_u16() => types::NUMBER;
+            deserialize_u32() => types::NUMBER;
+            deserialize_u64() => types::NUMBER;
+            deserialize_u128() => types::NUMBER;
+            deserialize_f32() => types::NUMBER;
+            deserialize_f64() => types::NUMBER;
+            deserialize_char() => types::STRING;
+            deserialize_str() => types::STRING;
+            deserialize_string() => types::STRING;
+            deserialize_bytes() => 0;
+            deserialize_byte_buf() => 0;
+            deserialize_option() => 0;
+            deserialize_unit() => types::NULL;
+            deserialize_seq() => 0;
+            deserialize_map() => 0;
+            deserialize_identifier() => types::STRING;
+            deserialize_unit_struct(name: &'static str) => types::NULL;
+            deserialize_newtype_struct(name: &'static str) => 0;
+            deserialize_tuple(len: usize) => 0;
+            deserialize_tuple_struct(name: &'static str, len: usize) => 0;
+            deserialize_struct(name: &'static str, fields: &'static [&'static str]) => 0;
+        }
+    };
+}
+pub(crate) use deserialize_methods;
+
+macro_rules! place_method {
     ($($method:ident($($arg:ident: $ty:ty),*) => $sure:expr;)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
-            // As in `Checked`: nothing to check when serde_json's guarantee is all it takes.
+            // Nothing to check when a finding was made, or when serde_json's guarantee is all
+            // the schema asks.
             if self.cx.found() || ($sure != 0 && self.rules.passes_any($sure, self.null_ok)) {
                 return self.de.$method($($arg,)* visitor);
             }
@@ -35,37 +80,7 @@ macro_rules! place_methods {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Place<'_, D> {
     type Error = D::Error;
 
-    place_methods! {
-        deserialize_any() => 0;
-        deserialize_bool() => types::BOOLEAN;
-        deserialize_i8() => types::NUMBER;
-        deserialize_i16() => types::NUMBER;
-        deserialize_i32() => types::NUMBER;
-        deserialize_i64() => types::NUMBER;
-        deserialize_i128() => types::NUMBER;
-        deserialize_u8() => types::NUMBER;
-        deserialize_u16() => types::NUMBER;
-        deserialize_u32() => types::NUMBER;
-        deserialize_u64() => types::NUMBER;
-        deserialize_u128() => types::NUMBER;
-        deserialize_f32() => types::NUMBER;
-        deserialize_f64() => types::NUMBER;
-        deserialize_char() => types::STRING;
-        deserialize_str() => types::STRING;
-        deserialize_string() => types::STRING;
-        deserialize_bytes() => 0;
-        deserialize_byte_buf() => 0;
-        deserialize_option() => 0;
-        deserialize_unit() => types::NULL;
-        deserialize_seq() => 0;
-        deserialize_map() => 0;
-        deserialize_identifier() => types::STRING;
-        deserialize_unit_struct(name: &'static str) => types::NULL;
-        deserialize_newtype_struct(name: &'static str) => 0;
-        deserialize_tuple(len: usize) => 0;
-        deserialize_tuple_struct(name: &'static str, len: usize) => 0;
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => 0;
-    }
+    deserialize_methods!(place_method);
 
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {

@@ -13,7 +13,7 @@
 use super::access::{CheckedMap, CheckedSeq};
 use super::numbers::{compare, is_integer};
 use super::parsed::{Parsed, ParsedMap, ParsedSeq};
-use super::place::{EnumCheck, Place};
+use super::place::{Place, deserialize_methods};
 use super::{ANY, Node, NodeId, Plan, Rules, types};
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 use serde_json::{Number, Value};
@@ -107,62 +107,35 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
     }
 }
 
-macro_rules! checked_methods {
+macro_rules! checked_method {
     ($($method:ident($($arg:ident: $ty:ty),*) => $sure:expr;)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             match self.cx.rules(self.id) {
                 None => self.de.$method($($arg,)* Parsed { visitor, cx: self.cx }),
-                // serde_json reads a value with this method only when it is of the `$sure`
-                // types, any of which this node passes: nothing is left to check.
-                Some((null_ok, rules)) if $sure != 0 && rules.passes_any($sure, null_ok) => {
-                    self.de.$method($($arg,)* visitor)
-                }
-                Some((null_ok, rules)) => {
-                    let check = Check { visitor, null_ok, rules, cx: self.cx };
-                    self.de.$method($($arg,)* check)
-                }
+                Some((null_ok, rules)) => self.place(null_ok, rules).$method($($arg,)* visitor),
             }
         }
     )*};
 }
 
+impl<'p, D> Checked<'p, D> {
+    /// The same place, its node resolved to `rules`.
+    #[inline]
+    fn place(self, null_ok: bool, rules: &'p Rules) -> Place<'p, D> {
+        Place {
+            de: self.de,
+            null_ok,
+            rules,
+            cx: self.cx,
+        }
+    }
+}
+
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     type Error = D::Error;
 
-    // What serde_json's deserializer guarantees of a value each method reads successfully
-    // (its readers of numbers accept any JSON number, whatever the visitor then makes of it).
-    checked_methods! {
-        deserialize_any() => 0;
-        deserialize_bool() => types::BOOLEAN;
-        deserialize_i8() => types::NUMBER;
-        deserialize_i16() => types::NUMBER;
-        deserialize_i32() => types::NUMBER;
-        deserialize_i64() => types::NUMBER;
-        deserialize_i128() => types::NUMBER;
-        deserialize_u8() => types::NUMBER;
-        deserialize_u16() => types::NUMBER;
-        deserialize_u32() => types::NUMBER;
-        deserialize_u64() => types::NUMBER;
-        deserialize_u128() => types::NUMBER;
-        deserialize_f32() => types::NUMBER;
-        deserialize_f64() => types::NUMBER;
-        deserialize_char() => types::STRING;
-        deserialize_str() => types::STRING;
-        deserialize_string() => types::STRING;
-        deserialize_bytes() => 0;
-        deserialize_byte_buf() => 0;
-        deserialize_option() => 0;
-        deserialize_unit() => types::NULL;
-        deserialize_seq() => 0;
-        deserialize_map() => 0;
-        deserialize_identifier() => types::STRING;
-        deserialize_unit_struct(name: &'static str) => types::NULL;
-        deserialize_newtype_struct(name: &'static str) => 0;
-        deserialize_tuple(len: usize) => 0;
-        deserialize_tuple_struct(name: &'static str, len: usize) => 0;
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]) => 0;
-    }
+    deserialize_methods!(checked_method);
 
     /// A member the typed value ignores is still checked when its schema says anything.
     #[inline]
@@ -173,15 +146,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
                 visitor,
                 cx: self.cx,
             }),
-            Some((null_ok, rules)) => {
-                let check = Check {
-                    visitor,
-                    null_ok,
-                    rules,
-                    cx: self.cx,
-                };
-                self.de.deserialize_any(check)
-            }
+            Some((null_ok, rules)) => self.place(null_ok, rules).deserialize_ignored_any(visitor),
         }
     }
 
@@ -196,15 +161,9 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     ) -> Result<V::Value, D::Error> {
         match self.cx.rules(self.id) {
             None => self.de.deserialize_enum(name, variants, visitor),
-            Some((null_ok, rules)) => {
-                let check = Check {
-                    visitor,
-                    null_ok,
-                    rules,
-                    cx: self.cx,
-                };
-                self.de.deserialize_any(EnumCheck(check))
-            }
+            Some((null_ok, rules)) => self
+                .place(null_ok, rules)
+                .deserialize_enum(name, variants, visitor),
         }
     }
 
