@@ -1,25 +1,22 @@
 //! The fast path against the full validator, differentially: for every operation and every
 //! documented status, an answer made from the contract's own schemas, then thousands of
 //! mutants of it (a member dropped or added, `null`, a value of each other type, an enum value
-//! outside its set, a bound broken, a wrong content type, a missing header). On each, the fast
+//! outside its set, a bound broken, a wrong content type, a missing header). Each goes through
+//! `support/differential.rs`, the comparison the fuzz target `fast_verdict` makes too: the fast
 //! path's verdict must be the full validator's, and decoding into the model must give the full
 //! validator's report whenever it refuses.
-//!
-//! One kind of body is let off the equality: an object that repeats a member name. The full
-//! validator reads the last value (a `serde_json::Value` keeps it), the fast path checks every
-//! one, so an earlier bad one sends the answer to the full validator, which passes it. The fast
-//! path's pass must still never be wrong there.
 
-use courier_verify::{Contract, Decoded, Validator};
+#[path = "support/answers.rs"]
+mod answers;
+#[path = "support/differential.rs"]
+mod differential;
+
+use courier_verify::Contract;
+use courier_verify::Decoded;
+use courier_verify::contract::OperationContract;
+use differential::{agree, validator};
 use http::HeaderMap;
-use serde::de::{DeserializeOwned, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
-use std::collections::HashSet;
-
-fn courier() -> &'static Validator {
-    static VALIDATOR: std::sync::OnceLock<Validator> = std::sync::OnceLock::new();
-    VALIDATOR.get_or_init(|| Validator::courier().unwrap())
-}
 
 fn headers(content_type: Option<&str>) -> HeaderMap {
     let mut headers = HeaderMap::new();
@@ -27,6 +24,22 @@ fn headers(content_type: Option<&str>) -> HeaderMap {
         headers.insert("content-type", content_type.parse().unwrap());
     }
     headers
+}
+
+/// The first operation and status whose JSON body the spec gives as the component `schema`.
+fn answer_of(schema: &str) -> (&'static OperationContract, u16) {
+    let reference = json!({"$ref": format!("#/$defs/{schema}")});
+    Contract::courier()
+        .operations
+        .iter()
+        .find_map(|op| {
+            let response = op
+                .responses
+                .iter()
+                .find(|r| r.content.get("application/json") == Some(&reference))?;
+            Some((op, response.status.parse().ok()?))
+        })
+        .unwrap_or_else(|| panic!("no answer of the spec has a {schema} body"))
 }
 
 /// A value of `schema` with every property present, read from the contract alone.
@@ -153,126 +166,15 @@ fn mutants(value: &Value) -> Vec<Value> {
     out
 }
 
-/// The model a component schema decodes into, as the client decodes it.
-type Typed =
-    fn(&Validator, &str, u16, &HeaderMap, &[u8]) -> Result<bool, Vec<courier_verify::Violation>>;
-
-fn typed<T: DeserializeOwned>(
-    validator: &Validator,
-    operation_id: &str,
-    status: u16,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<bool, Vec<courier_verify::Violation>> {
-    match validator.decode::<T>(operation_id, status, headers, body) {
-        Decoded::Valid(_) => Ok(true),
-        Decoded::Undecodable(_) => Ok(false),
-        Decoded::Invalid(violations) => Err(violations),
-    }
-}
-
-fn model(schema_name: &str) -> Typed {
-    use courier_models as m;
-    match schema_name {
-        "WorkflowDlqPage" => typed::<m::WorkflowDlqPage>,
-        "FailedWorkflowRun" => typed::<m::FailedWorkflowRun>,
-        "BulkDeleteResult" => typed::<m::BulkDeleteResult>,
-        "BulkCancelResult" => typed::<m::BulkCancelResult>,
-        "UrlGroup" => typed::<m::UrlGroup>,
-        "SearchIndex" => typed::<m::SearchIndex>,
-        "SearchIndexStats" => typed::<m::SearchIndexStats>,
-        "AccountStats" => typed::<m::AccountStats>,
-        "MessagingAccount" => typed::<m::MessagingAccount>,
-        "ErrorBody" => typed::<m::ErrorBody>,
-        other => panic!("no model named for the body schema {other}: add it here"),
-    }
-}
-
-/// Whether some object of a JSON text repeats a member name (`false` for text that is not JSON).
-fn repeats_a_name(body: &[u8]) -> bool {
-    struct Repeats(bool);
-    impl<'de> serde::Deserialize<'de> for Repeats {
-        fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Repeats, D::Error> {
-            de.deserialize_any(Repeats(false))
-        }
-    }
-    impl<'de> Visitor<'de> for Repeats {
-        type Value = Repeats;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("JSON")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Repeats, E> {
-            Ok(self)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Repeats, E> {
-            Ok(self)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Repeats, E> {
-            Ok(self)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Repeats, E> {
-            Ok(self)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Repeats, E> {
-            Ok(self)
-        }
-        fn visit_unit<E>(self) -> Result<Repeats, E> {
-            Ok(self)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Repeats, A::Error> {
-            let mut repeats = false;
-            while let Some(Repeats(inner)) = seq.next_element()? {
-                repeats |= inner;
-            }
-            Ok(Repeats(repeats))
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Repeats, A::Error> {
-            let (mut repeats, mut names) = (false, HashSet::new());
-            while let Some(name) = map.next_key::<String>()? {
-                repeats |= !names.insert(name);
-                repeats |= map.next_value::<Repeats>()?.0;
-            }
-            Ok(Repeats(repeats))
-        }
-    }
-    serde_json::from_slice::<Repeats>(body).is_ok_and(|Repeats(repeats)| repeats)
-}
-
-/// One answer through the three paths; returns whether it was valid.
-fn agree(op: &str, status: u16, headers: &HeaderMap, body: &[u8], model: Option<Typed>) -> bool {
-    let validator = courier();
-    let full = validator.validate(op, status, headers, body);
-    let fast = validator.passes_fast(op, status, headers, body);
-    let shown = || String::from_utf8_lossy(body).into_owned();
-    if repeats_a_name(body) {
-        assert!(
-            !fast || full.is_empty(),
-            "{op} {status}: {}\n{full:#?}",
-            shown()
-        );
-    } else {
-        assert_eq!(
-            fast,
-            full.is_empty(),
-            "{op} {status}: {}\n{full:#?}",
-            shown()
-        );
-    }
-    if let Some(model) = model {
-        match model(validator, op, status, headers, body) {
-            Ok(_) => assert!(full.is_empty(), "{op} {status} passed typed: {}", shown()),
-            Err(report) => assert_eq!(report, full, "{op} {status}: {}", shown()),
-        }
-    }
-    full.is_empty()
-}
-
 #[test]
 fn the_fast_path_agrees_with_the_full_validator_on_every_mutant_of_every_answer() {
     let contract = Contract::courier();
     let json = headers(Some("application/json"));
     let (mut valid, mut invalid) = (0, 0);
     for op in &contract.operations {
+        let undocumented = (100..600)
+            .find(|status| op.response(*status).is_none())
+            .expect("a status the operation does not document");
         for response in &op.responses {
             let status: u16 = response
                 .status
@@ -280,21 +182,10 @@ fn the_fast_path_agrees_with_the_full_validator_on_every_mutant_of_every_answer(
                 .expect("the contract's statuses are codes");
             let Some(schema) = response.content.get("application/json") else {
                 // No body: an empty one keeps the contract, any other breaks it.
-                assert!(agree(
-                    &op.operation_id,
-                    status,
-                    &HeaderMap::new(),
-                    b"",
-                    None
-                ));
-                assert!(!agree(&op.operation_id, status, &json, b"{}", None));
+                assert!(agree(op, status, &HeaderMap::new(), b""));
+                assert!(!agree(op, status, &json, b"{}"));
                 continue;
             };
-            let name = schema["$ref"]
-                .as_str()
-                .unwrap()
-                .trim_start_matches("#/$defs/");
-            let model = Some(model(name));
             let mut headers = json.clone();
             for header in &response.headers {
                 headers.insert(
@@ -304,47 +195,43 @@ fn the_fast_path_agrees_with_the_full_validator_on_every_mutant_of_every_answer(
             }
             let base = sample(schema, &contract.schemas);
             let body = base.to_string();
-            let op = op.operation_id.as_str();
             assert!(
-                agree(op, status, &headers, body.as_bytes(), model),
-                "{op} {status}: {body}"
+                agree(op, status, &headers, body.as_bytes()),
+                "{} {status}: {body}",
+                op.operation_id
             );
             for mutant in mutants(&base) {
-                match agree(op, status, &headers, mutant.to_string().as_bytes(), model) {
+                match agree(op, status, &headers, mutant.to_string().as_bytes()) {
                     true => valid += 1,
                     false => invalid += 1,
                 }
             }
             // The envelope: other content types, an undocumented status, headers missing or
             // of the wrong type, bodies that are not JSON or carry more after the value.
-            for content_type in [
-                None,
-                Some("text/plain"),
-                Some("application/json; charset=utf-8"),
-            ] {
+            for content_type in answers::CONTENT_TYPES {
                 let mut other = headers.clone();
                 other.remove("content-type");
                 if let Some(content_type) = content_type {
                     other.insert("content-type", content_type.parse().unwrap());
                 }
-                agree(op, status, &other, body.as_bytes(), model);
+                agree(op, status, &other, body.as_bytes());
             }
-            agree(op, 418, &headers, body.as_bytes(), None);
+            assert!(!agree(op, undocumented, &headers, body.as_bytes()));
             for header in &response.headers {
                 let mut other = headers.clone();
                 other.remove(header.name.as_str());
-                agree(op, status, &other, body.as_bytes(), model);
+                agree(op, status, &other, body.as_bytes());
                 other.insert(
                     http::HeaderName::from_bytes(header.name.as_bytes()).unwrap(),
                     "soon".parse().unwrap(),
                 );
-                agree(op, status, &other, body.as_bytes(), model);
+                agree(op, status, &other, body.as_bytes());
             }
             for broken in [&b""[..], b"{", b"nul", b"{} {}", b"[] x", b"\xff"] {
-                assert!(!agree(op, status, &headers, broken, model));
+                assert!(!agree(op, status, &headers, broken));
             }
             let spaced = format!(" \n{body}\t ");
-            assert!(agree(op, status, &headers, spaced.as_bytes(), model));
+            assert!(agree(op, status, &headers, spaced.as_bytes()));
         }
     }
     // Both verdicts are met often, or the mutants would test little.
@@ -354,10 +241,53 @@ fn the_fast_path_agrees_with_the_full_validator_on_every_mutant_of_every_answer(
     );
 }
 
+/// Inputs as the fuzz targets read them (`support/answers.rs`): every operation, each of its
+/// documented statuses and one it does not document, every content type, a few bodies.
+#[test]
+fn inputs_read_as_the_fuzz_targets_read_them_agree() {
+    let contract = Contract::courier();
+    let mut valid = 0;
+    for (index, op) in contract.operations.iter().enumerate() {
+        let documented = op
+            .responses
+            .iter()
+            .filter_map(|r| r.status.parse::<u16>().ok());
+        for status in documented.chain([599]) {
+            let sample = op
+                .response(status)
+                .and_then(|response| response.content.get("application/json"))
+                .map(|schema| sample(schema, &contract.schemas).to_string());
+            let bodies = ["", "{}", "null"]
+                .map(str::to_owned)
+                .into_iter()
+                .chain(sample);
+            for body in bodies {
+                for content_type in 0..answers::CONTENT_TYPES.len() {
+                    let [high, low] = (status - 100).to_be_bytes();
+                    let head = [u8::try_from(index).unwrap(), high, low, content_type as u8];
+                    let input = [&head[..], body.as_bytes()].concat();
+                    let answer = answers::read(&input).expect("an input long enough");
+                    assert_eq!(
+                        (answer.operation.operation_id.as_str(), answer.status),
+                        (op.operation_id.as_str(), status)
+                    );
+                    valid += usize::from(agree(
+                        answer.operation,
+                        answer.status,
+                        &answer.headers,
+                        answer.body,
+                    ));
+                }
+            }
+        }
+    }
+    assert!(valid > 20, "{valid} valid answers");
+}
+
 #[test]
 fn duplicate_members_escapes_and_number_forms_agree() {
+    let (op, status) = answer_of("BulkDeleteResult");
     let json = headers(Some("application/json"));
-    let model = Some(model("BulkDeleteResult"));
     for body in [
         r#"{"deleted": 1, "deleted": "x"}"#,
         r#"{"deleted": "x", "deleted": 1}"#,
@@ -370,7 +300,7 @@ fn duplicate_members_escapes_and_number_forms_agree() {
         r#"{"deleted": 1, "\ud800": 1}"#,
         r#"{"dele\u0074ed": 1}"#,
     ] {
-        agree("deleteWorkflowDlqBulk", 200, &json, body.as_bytes(), model);
+        agree(op, status, &json, body.as_bytes());
     }
 }
 
@@ -378,28 +308,29 @@ fn duplicate_members_escapes_and_number_forms_agree() {
 /// refuses it: the fast path parses such values whole.
 #[test]
 fn bytes_that_are_not_json_inside_an_unknown_member_are_refused() {
+    let (op, status) = answer_of("BulkDeleteResult");
     let json = headers(Some("application/json"));
-    let model = Some(model("BulkDeleteResult"));
     for body in [
         &b"{\"deleted\": 1, \"cursr\": \"\xff\"}"[..],
         b"{\"deleted\": 1, \"zz\": \"\\ud800\"}",
         b"{\"deleted\": 1, \"zz\": 1e400}",
         b"{\"deleted\": 1, \"zz\": [{\"a\": \"\xc3\"}]}",
     ] {
-        assert!(!agree("deleteWorkflowDlqBulk", 200, &json, body, model));
+        assert!(!agree(op, status, &json, body));
     }
 }
 
 #[test]
 fn a_valid_page_decodes_once_and_equals_serde_json() {
+    let (op, status) = answer_of("WorkflowDlqPage");
     let page = sample(
         &json!({"$ref": "#/$defs/WorkflowDlqPage"}),
         &Contract::courier().schemas,
     );
     let body = page.to_string();
-    let decoded = courier().decode::<courier_models::WorkflowDlqPage>(
-        "listWorkflowDlq",
-        200,
+    let decoded = validator().decode::<courier_models::WorkflowDlqPage>(
+        &op.operation_id,
+        status,
         &headers(Some("application/json")),
         body.as_bytes(),
     );
