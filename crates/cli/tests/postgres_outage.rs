@@ -1,8 +1,9 @@
-//! A PostgreSQL outage under a running `courier serve`: while its database is down `/health`
-//! says so (503 `unavailable`) and requests fail without a wrong answer; once the database is
-//! back the process serves again by itself, with no restart. The database is a cluster of the
-//! test's own (`scripts/pg-cluster.sh`), since stopping the shared test database would stop
-//! every other test's; run where `COURIER_TEST_POSTGRES` is set, required in CI.
+//! A PostgreSQL outage under a running `courier serve` that is being used: while its database
+//! is down `/health` says so (503 `unavailable`) and every operation answers 503 with an error
+//! body naming PostgreSQL (never its password), never a wrong answer; once the database is back
+//! the process serves again by itself, with no restart. The database is a cluster of the test's
+//! own (`scripts/pg-cluster.sh`), since stopping the shared test database would stop every
+//! other test's; run where `COURIER_TEST_POSTGRES` is set, required in CI.
 
 mod common;
 
@@ -70,8 +71,61 @@ async fn health_becomes(http: &reqwest::Client, base: &str, status: u16) -> serd
     }
 }
 
+/// Entries the test stores before the outage: every 200 list answer must hold exactly these.
+const ENTRIES: usize = 30;
+
+/// Seeds [`ENTRIES`] entries through the admin API.
+async fn seed(http: &reqwest::Client, base: &str) {
+    let batch: Vec<serde_json::Value> = (0..ENTRIES)
+        .map(|n| {
+            serde_json::json!({
+                "dlqId": format!("outage-{n:03}"),
+                "workflowUrl": "https://example.com/wf",
+                "workflowRunId": format!("wfr_outage_{n}"),
+                "workflowCreatedAt": 1_700_000_000_000_i64,
+                "url": "https://example.com/step",
+                "method": "POST",
+                "maxRetries": 3,
+            })
+        })
+        .collect();
+    let response = http
+        .post(format!("{base}/admin/v1/dlq"))
+        .bearer_auth(ACCOUNT[3])
+        .json(&batch)
+        .send()
+        .await
+        .expect("seed");
+    let status = response.status().as_u16();
+    let body = response.text().await.unwrap_or_default();
+    assert_eq!(status, 201, "seed: {body}");
+}
+
+/// What a list answered: the status and, for a 200, how many entries it held; for anything
+/// else the error message.
+async fn list_once(http: &reqwest::Client, base: &str) -> (u16, Result<usize, String>) {
+    let response = match http
+        .get(format!("{base}/v2/workflows/dlq?count=100"))
+        .bearer_auth(ACCOUNT[0])
+        .send()
+        .await
+    {
+        Ok(response) => response,
+        Err(error) => return (0, Err(format!("no answer: {error}"))),
+    };
+    let status = response.status().as_u16();
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
+    match status {
+        200 => (
+            status,
+            Ok(body["messages"].as_array().map_or(usize::MAX, Vec::len)),
+        ),
+        _ => (status, Err(body["error"].as_str().unwrap_or("").to_owned())),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_process_rides_out_a_database_restart() {
+async fn a_process_rides_out_a_database_restart_under_load() {
     // The same rule as every PostgreSQL test: skipped (said once) without a test database,
     // required in CI; the cluster itself is this test's own.
     if TestDatabase::configured().is_none() {
@@ -87,34 +141,114 @@ async fn a_process_rides_out_a_database_restart() {
     let dir = parent.path().join("cluster");
     let url = cluster("start", &dir);
     let _cluster = Cluster(dir.clone());
+    let password = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split_once('@'))
+        .and_then(|(user, _)| user.split_once(':'))
+        .map(|(_, password)| password.to_owned())
+        .filter(|password| !password.is_empty());
     let courier = common::serve_on_postgres(&url, ACCOUNT);
     let http = reqwest::Client::new();
-    let list = || {
-        http.get(format!("{}/v2/workflows/dlq", courier.base))
-            .bearer_auth(ACCOUNT[0])
-            .send()
-    };
     assert_eq!(health(&http, &courier.base).await.0, 200);
-    assert_eq!(list().await.expect("list").status().as_u16(), 200);
+    seed(&http, &courier.base).await;
+    assert_eq!(list_once(&http, &courier.base).await, (200, Ok(ENTRIES)));
+
+    // Load through the whole outage: two clients listing without pause.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load: Vec<_> = (0..2)
+        .map(|_| {
+            let (http, base, stop) = (http.clone(), courier.base.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut answers = Vec::new();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    answers.push(list_once(&http, &base).await);
+                }
+                answers
+            })
+        })
+        .collect();
 
     cluster("pause", &dir);
     let body = health_becomes(&http, &courier.base, 503).await;
     assert_eq!(body["status"], "unavailable", "{body}");
     let reason = body["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("PostgreSQL"), "{reason}");
-    assert!(
-        !reason.contains(url.split('@').next().unwrap_or("")),
-        "no password: {reason}"
-    );
-    // A request fails rather than answering from nothing: never a 200 with an empty list.
-    let during = list().await.expect("an answer");
-    assert!(during.status().as_u16() >= 500, "{}", during.status());
+
+    // Every kind of operation, read or write, on either interface: a 503 with the 2.4 body.
+    let base = &courier.base;
+    let messaging = |method: reqwest::Method, path: &str| {
+        http.request(method, format!("{base}{path}"))
+            .bearer_auth(ACCOUNT[0])
+    };
+    let management = |path: &str| {
+        http.get(format!("{base}{path}"))
+            .basic_auth(ACCOUNT[1], Some(ACCOUNT[2]))
+    };
+    let during = [
+        ("list", messaging(reqwest::Method::GET, "/v2/workflows/dlq")),
+        (
+            "get one",
+            messaging(reqwest::Method::GET, "/v2/workflows/dlq/outage-001"),
+        ),
+        (
+            "delete one",
+            messaging(reqwest::Method::DELETE, "/v2/workflows/dlq/outage-002"),
+        ),
+        (
+            "bulk delete",
+            messaging(
+                reqwest::Method::DELETE,
+                "/v2/workflows/dlq?dlqIds=outage-003",
+            ),
+        ),
+        (
+            "URL group",
+            messaging(reqwest::Method::GET, "/v2/topics/orders"),
+        ),
+        (
+            "cancel a run",
+            messaging(reqwest::Method::DELETE, "/v2/workflows/runs/wfr_outage_4"),
+        ),
+        ("account statistics", management("/v2/svc/stats")),
+    ];
+    for (what, request) in during {
+        let response = request.send().await.expect("an answer");
+        let status = response.status().as_u16();
+        let body: serde_json::Value = response.json().await.unwrap_or_default();
+        assert_eq!(status, 503, "{what} while PostgreSQL is down: {body}");
+        let message = body["error"].as_str().unwrap_or_default();
+        assert!(message.contains("PostgreSQL"), "{what}: {body}");
+        if let Some(password) = &password {
+            assert!(
+                !message.contains(password.as_str()),
+                "{what} shows the password"
+            );
+        }
+    }
 
     cluster("resume", &dir);
     health_becomes(&http, &courier.base, 200).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut answers = Vec::new();
+    for client in load {
+        answers.extend(client.await.expect("load task"));
+    }
+    let outage: Vec<_> = answers
+        .iter()
+        .filter(|(status, _)| *status == 503)
+        .collect();
+    assert!(!outage.is_empty(), "the load met the outage");
+    for (status, answer) in &answers {
+        match (status, answer) {
+            // Nothing was deleted during the outage: every page that was served is whole.
+            (200, Ok(count)) => assert_eq!(*count, ENTRIES, "a wrong answer under the outage"),
+            (503, Err(message)) => assert!(message.contains("PostgreSQL"), "{message}"),
+            other => panic!("neither the whole page nor a clear 503: {other:?}"),
+        }
+    }
     assert_eq!(
-        list().await.expect("list").status().as_u16(),
-        200,
-        "serving again, no restart"
+        list_once(&http, &courier.base).await,
+        (200, Ok(ENTRIES)),
+        "serving again, no restart, nothing lost"
     );
 }

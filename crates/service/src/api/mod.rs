@@ -254,11 +254,17 @@ fn internal(context: &str, error: StoreError) -> courier_models::ErrorBody {
     error_body(format!("internal error while {context}"))
 }
 
-/// A store error is the caller's fault only when the store says the input was invalid.
+/// A store error is the caller's fault only when the store says the input was invalid; a
+/// shared store that cannot be reached is a 503 (nothing was read or changed, retrying is safe),
+/// never a 500 and never an answer made up without it.
 macro_rules! store_failure {
     ($response:ident, $context:expr, $error:expr) => {
         match $error {
             StoreError::Invalid(message) => $response::BadRequest(error_body(message)),
+            StoreError::Unavailable(message) => {
+                tracing::warn!(%message, "{}: the store is unavailable", $context);
+                $response::ServiceUnavailable(error_body(message))
+            }
             other => $response::InternalServerError(internal($context, other)),
         }
     };

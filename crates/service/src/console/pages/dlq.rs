@@ -5,7 +5,7 @@ use super::{
     Markup, MessagingApi, PAGE_SIZES, Path, PathParams, Query, RawQuery, Redirect, Response,
     STATES, Section, State, StatusCode, Viewer, WorkflowDlqMessage, count_matching, count_text,
     encode_component, failure, form_query, html, internal, moment, not_in_dlq, now_ms, rejected,
-    typed_value, view, with_query,
+    typed_value, unexpected, view, with_query,
 };
 use axum::response::IntoResponse as _;
 use courier_server::{
@@ -41,7 +41,7 @@ pub async fn dlq_list(
         ListWorkflowDlqResponse::BadRequest(body) => {
             return dlq_page(&viewer, flash, &query, Err(body.error));
         }
-        other => return internal(&viewer, &format!("listing the DLQ failed: {other:?}")),
+        other => return unexpected(&viewer, "listing the DLQ", other),
     };
     let count = count_matching(&console, filter).await;
     let listing = Listing {
@@ -276,7 +276,7 @@ pub async fn dlq_detail(
         GetWorkflowDlqResponse::NotFound(body) => {
             return not_in_dlq(&viewer, &body.error);
         }
-        other => return internal(&viewer, &format!("reading the entry failed: {other:?}")),
+        other => return unexpected(&viewer, "reading the entry", other),
     };
     view::page(
         StatusCode::OK,
@@ -388,7 +388,7 @@ pub async fn dlq_delete(
             "Storage full",
             &body.error,
         ),
-        other => internal(&viewer, &format!("deleting the entry failed: {other:?}")),
+        other => unexpected(&viewer, "deleting the entry", other),
     }
 }
 
@@ -417,7 +417,7 @@ pub async fn run_cancel(
         CancelWorkflowRunResponse::NotFound(body) => {
             failure(&viewer, StatusCode::NOT_FOUND, "No such run", &body.error)
         }
-        other => internal(&viewer, &format!("cancelling the run failed: {other:?}")),
+        other => unexpected(&viewer, "cancelling the run", other),
     }
 }
 

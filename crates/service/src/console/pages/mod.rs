@@ -15,7 +15,7 @@ use crate::time::now_ms;
 use axum::Extension;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::{Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use courier_models::{DlqFilter, FailedWorkflowRun, FailureFunctionState, WorkflowDlqMessage};
 use courier_server::query::Query;
 use courier_server::runtime::PathParams;
@@ -134,6 +134,25 @@ fn rejected(viewer: &Viewer, rejection: &courier_server::runtime::Rejection) -> 
     )
 }
 
+/// The page for an API answer this page has no use for: the store being unreachable (a shared
+/// PostgreSQL server down) is a 503 the operator can wait out, anything else a fault.
+fn unexpected(
+    viewer: &Viewer,
+    what: &str,
+    answer: impl IntoResponse + std::fmt::Debug,
+) -> Response {
+    let message = format!("{what} failed: {answer:?}");
+    if answer.into_response().status() == StatusCode::SERVICE_UNAVAILABLE {
+        return failure(
+            viewer,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Store unavailable",
+            &message,
+        );
+    }
+    internal(viewer, &message)
+}
+
 fn internal(viewer: &Viewer, message: &str) -> Response {
     failure(
         viewer,
@@ -163,7 +182,15 @@ async fn read_store<T: Send + 'static>(
         .service
         .blocking(read)
         .await
-        .map_err(|error| internal(viewer, &error.to_string()))
+        .map_err(|error| match error {
+            StoreError::Unavailable(message) => failure(
+                viewer,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Store unavailable",
+                &message,
+            ),
+            other => internal(viewer, &other.to_string()),
+        })
 }
 
 /// How many entries match, up to [`COUNT_LIMIT`]: `(count, more_than_that)`.

@@ -2,8 +2,8 @@
 
 use super::{
     Arc, Console, Extension, ManagementApi, Markup, Path, PathParams, Query, RawQuery, Response,
-    Section, Series, State, StatusCode, Viewer, chart, failure, form_query, html, internal, moment,
-    now_ms, read_store, rejected, section_page, view,
+    Section, Series, State, StatusCode, Viewer, chart, failure, form_query, html, moment, now_ms,
+    read_store, rejected, section_page, unexpected, view,
 };
 use courier_server::{
     GetAccountStatsRequest, GetAccountStatsResponse, GetSearchIndexRequest, GetSearchIndexResponse,
@@ -101,12 +101,12 @@ pub async fn index(
         GetSearchIndexResponse::NotFound(body) => {
             return failure(&viewer, StatusCode::NOT_FOUND, "No such index", &body.error);
         }
-        other => return internal(&viewer, &format!("reading the index failed: {other:?}")),
+        other => return unexpected(&viewer, "reading the index", other),
     };
     let stats =
         match ManagementApi::get_search_index_stats(&*console.service, (), stats_request).await {
             GetSearchIndexStatsResponse::Ok(stats) => stats,
-            other => return internal(&viewer, &format!("index statistics failed: {other:?}")),
+            other => return unexpected(&viewer, "index statistics", other),
         };
     let json = serde_json::to_value(&stats).unwrap_or_default();
     let base = format!("/console/search/{}", index.id);
@@ -148,7 +148,7 @@ pub async fn stats(
     let period = request.period;
     let stats = match ManagementApi::get_account_stats(&*console.service, (), request).await {
         GetAccountStatsResponse::Ok(stats) => stats,
-        other => return internal(&viewer, &format!("account statistics failed: {other:?}")),
+        other => return unexpected(&viewer, "account statistics", other),
     };
     let json = serde_json::to_value(&stats).unwrap_or_default();
     let body = html! {

@@ -24,6 +24,7 @@ use super::StoreError;
 use postgres::{Client, Config, NoTls, Transaction};
 use r2d2_postgres::PostgresConnectionManager;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 type Pool = r2d2_postgres::r2d2::Pool<PostgresConnectionManager<NoTls>>;
@@ -69,6 +70,9 @@ pub struct PostgresStore {
     pool: Option<Pool>,
     /// Where the store is, without its password: what logs and errors may say.
     location: String,
+    /// Whether the last call found no connection: the server is down, so calls wait only
+    /// [`OUTAGE_WAIT`] for one until a call gets one again.
+    unreachable: AtomicBool,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -85,6 +89,12 @@ const CONNECTIONS: u32 = 8;
 /// How long a call waits for a connection (the server down or every connection busy) before it
 /// fails with [`StoreError::Unavailable`].
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a call waits for a connection while the server is known to be unreachable. Each
+/// request makes a few store calls, so waiting [`CONNECT_TIMEOUT`] on each would hold every
+/// request of an outage for many seconds before its 503; the pool keeps reconnecting in the
+/// background all the same, and the first call that gets a connection ends the short waits.
+const OUTAGE_WAIT: Duration = Duration::from_millis(250);
 
 impl PostgresStore {
     /// The class of the advisory lock the retention purge takes, tried and never waited for
@@ -137,6 +147,7 @@ impl PostgresStore {
         Ok(PostgresStore {
             pool: Some(pool),
             location,
+            unreachable: AtomicBool::new(false),
         })
     }
 
@@ -148,12 +159,24 @@ impl PostgresStore {
             .pool
             .as_ref()
             .expect("the pool lives as long as the store");
-        pool.get().map_err(|error| {
-            StoreError::Unavailable(format!(
-                "PostgreSQL at {} is unavailable: {error}",
-                self.location
-            ))
-        })
+        let wait = if self.unreachable.load(Ordering::Relaxed) {
+            OUTAGE_WAIT
+        } else {
+            CONNECT_TIMEOUT
+        };
+        match pool.get_timeout(wait) {
+            Ok(client) => {
+                self.unreachable.store(false, Ordering::Relaxed);
+                Ok(client)
+            }
+            Err(error) => {
+                self.unreachable.store(true, Ordering::Relaxed);
+                Err(StoreError::Unavailable(format!(
+                    "PostgreSQL at {} is unavailable: {error}",
+                    self.location
+                )))
+            }
+        }
     }
 
     /// Runs `call` with a connection of the pool.
