@@ -85,7 +85,8 @@ pub async fn admit(
     let decision = service.rate_limit().await;
     let mut response = match decision.refused {
         None => {
-            let mut response = next.run(request).await;
+            // Authenticating read the account; the handler's second check needs no new read.
+            let mut response = crate::api::account_read(next.run(request)).await;
             response.extensions_mut().insert(crate::metering::Admitted);
             response
         }

@@ -126,9 +126,12 @@ impl Service {
 
     /// On a store other processes share, reloads the cached account from the store, so that a
     /// rotation (or a new limit) made through another process holds here from the next request
-    /// on; on a store of this process alone the cache is the truth and nothing is read.
+    /// on; on a store of this process alone the cache is the truth and nothing is read. Within
+    /// [`account_read`] (the rest of a request the admission already read it for) nothing is
+    /// read either: the handler's own check of the credentials would read it a second time
+    /// microseconds later, a round trip to the database for nothing.
     pub async fn refresh_account(&self) {
-        if !self.store.shared() {
+        if !self.store.shared() || ACCOUNT_READ.try_with(|_| ()).is_ok() {
             return;
         }
         match self.blocking(|store| store.account()).await {
@@ -247,6 +250,17 @@ impl Service {
         let usage = self.usage.clone();
         self.blocking(move |store| usage.flush(store)).await
     }
+}
+
+tokio::task_local! {
+    /// Set for the rest of a request whose account was just read from a shared store.
+    static ACCOUNT_READ: ();
+}
+
+/// Runs `request` (the rest of a request's handling, in the same task) as one whose account was
+/// just read from the store: [`Service::refresh_account`] reads nothing within it.
+pub async fn account_read<F: std::future::Future>(request: F) -> F::Output {
+    ACCOUNT_READ.scope((), request).await
 }
 
 fn internal(context: &str, error: StoreError) -> courier_models::ErrorBody {
