@@ -1,7 +1,8 @@
-# Sourced by bench/run.sh (its functions and variables in scope): the limits courier's answers
-# are compared with, each sending the very bytes courier answered. nginx serves them from files
-# in each configuration of $nginx_configs; courier-anchor (crates/bench) from memory. A row's
-# limit is the fastest of them in the same run, so no ratio leans on a slow anchor.
+# Sourced by bench/run.sh and bench/postgres.sh (their functions and variables in scope): the
+# limits courier's answers are compared with, each sending the very bytes courier answered.
+# nginx serves them from files in each configuration of $nginx_configs; courier-anchor
+# (crates/bench) from memory. A row's limit is the fastest of them in the same run, so no ratio
+# leans on a slow anchor.
 
 # The nginx configurations tried (BENCH_NGINX_CONFIGS, names of nginx_config below); every one
 # is run, each row keeps the fastest.
@@ -81,4 +82,24 @@ start_limit() {
     memory) start_anchor "$2" ;;
     nginx/*) start_nginx "$2" "${1#nginx/}" ;;
   esac
+}
+
+# save_answers BASE IDS LIST_PATH ROOT: saves under ROOT what courier at BASE answers for every
+# get-one id in the file IDS and for LIST_PATH (as list100.json), then checks that every limit
+# serves those very bytes, so no limit sends less than courier did.
+save_answers() {
+  local base=$1 ids=$2 list=$3 root=$4 limit probe
+  mkdir -p "$root/v2/workflows/dlq"
+  while read -r id; do
+    curl -sf -H "$auth" -o "$root/v2/workflows/dlq/$id" "$base/v2/workflows/dlq/$id"
+  done <"$ids"
+  curl -sf -H "$auth" -o "$root/list100.json" "$base$list"
+  for limit in "${limits[@]}"; do
+    start_limit "$limit" "$root"
+    for probe in "/v2/workflows/dlq/$(head -1 "$ids")" "$list"; do
+      cmp -s <(curl -sf -H "$auth" "$base$probe") <(curl -sf "http://127.0.0.1:$nginx_port$probe") \
+        || { echo "$limit does not serve courier's bytes for $probe" >&2; exit 1; }
+    done
+    stop nginx_pid
+  done
 }

@@ -55,16 +55,8 @@ work=$(mktemp -d /tmp/courier-bench.XXXXXX)
 server=""
 prism=""
 nginx_pid=""
-# Stops the process whose id the variable named $1 holds (courier or nginx), if any, and empties
-# the variable so that a later stop or the cleanup does not signal a reused id.
-stop() {
-  local pid=${!1}
-  if [ -n "$pid" ]; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  printf -v "$1" '%s' ""
-}
+# stop, log, ratio, to_ms, wrk_once, median, med.
+source "$root/bench/lib.sh"
 cleanup() {
   stop server
   [ -n "$prism" ] && kill -- "-$prism" 2>/dev/null
@@ -72,8 +64,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-log() { printf '[bench %4ss] %s\n' "$SECONDS" "$*" >&2; }
 
 # The smoke only proves the script still works, so it reuses the debug build CI already has.
 profile=release
@@ -100,43 +90,10 @@ start_server() {
   echo "courier did not start; log:" >&2; cat "$work/serve.log" >&2; exit 1
 }
 
-
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 
 # The limits (nginx in several configurations, courier-anchor): start_limit, $limits.
 source "$root/bench/anchors.sh"
-
-# ratio A B: A / B with two decimals.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-
-# to_ms VALUE: a wrk latency (850.00us, 1.23ms, 1.02s) in milliseconds.
-to_ms() {
-  awk -v v="$1" 'BEGIN {
-    if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
-    else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
-    else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.3f", v * 60000 }
-    else { sub(/s$/, "", v); printf "%.3f", v * 1000 } }'
-}
-
-# wrk_once URL_BASE PATH SECONDS [LUA]: one wrk run; prints "rps p50_ms p99_ms non2xx".
-wrk_once() {
-  local target=$1 path=$2 duration=$3 script=${4:-}
-  local args=(-t2 -c16 "-d${duration}s" --latency -H "$auth")
-  [ -n "$script" ] && args+=(-s "$script")
-  wrk "${args[@]}" "$target$path" >"$work/wrk.txt" 2>&1 || { cat "$work/wrk.txt" >&2; exit 1; }
-  local rps p50 p99 bad
-  rps=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.txt")
-  p50=$(to_ms "$(awk '$1=="50%" {print $2}' "$work/wrk.txt")")
-  p99=$(to_ms "$(awk '$1=="99%" {print $2}' "$work/wrk.txt")")
-  bad=$(awk '/Non-2xx or 3xx responses/ {print $5}' "$work/wrk.txt")
-  echo "$rps $p50 $p99 ${bad:-0}"
-}
-
-# median: the median of the numbers on stdin.
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
-
-# column N of the lines in FILE, median.
-med() { awk -v c="$2" '{print $c}' "$1" | median; }
 
 wrk_cmd() {
   local script=${3:-}
@@ -205,20 +162,8 @@ fi
 # id of the wrk script, and the first list page), and courier-anchor serving them from memory,
 # with the same wrk settings.
 log "saving courier's answers for the limits"
-mkdir -p "$work/www/v2/workflows/dlq"
-while read -r id; do
-  curl -sf -H "$auth" -o "$work/www/v2/workflows/dlq/$id" "$base/v2/workflows/dlq/$id"
-done <"$work/ids$mid.txt"
-curl -sf -H "$auth" -o "$work/www/list100.json" "$base$list100"
+save_answers "$base" "$work/ids$mid.txt" "$list100" "$work/www"
 nginx_base="http://127.0.0.1:$nginx_port"
-for limit in "${limits[@]}"; do
-  start_limit "$limit" "$work/www"
-  for probe in "/v2/workflows/dlq/$(head -1 "$work/ids$mid.txt")" "$list100"; do
-    cmp -s <(curl -sf -H "$auth" "$base$probe") <(curl -sf "$nginx_base$probe") \
-      || { echo "$limit does not serve courier's bytes for $probe" >&2; exit 1; }
-  done
-  stop nginx_pid
-done
 names=("get one failed run" "list, count=100" "list, two filters" "URL group get")
 paths=("/v2/workflows/dlq/ID" "$list100" "$two_filters" "$url_group")
 scripts=("bench/get-one.lua" "" "" "")
@@ -438,10 +383,11 @@ source "$root/bench/client-costs.sh"
 source "$root/bench/start-costs.sh"
 source "$root/bench/build-cost.sh"
 
-# Findings (profiles, fixes with before/after) and the soak are kept in their own
-# files, written by hand and by bench/soak.sh, and copied in so BENCHMARKS.md has every figure.
+# Findings (profiles, fixes with before/after), the soak and the PostgreSQL rows are kept in
+# their own files, written by hand, by bench/soak.sh and by bench/postgres.sh (each needs a
+# quiet quarter of an hour of its own), and copied in so BENCHMARKS.md has every figure.
 if [ "$smoke" -eq 0 ]; then
-  for extra in bench/findings.md bench/results/soak.md; do
+  for extra in bench/findings.md bench/results/soak.md bench/results/postgres.md; do
     # Demote their headings one level under this report's title.
     [ -f "$extra" ] && { echo; sed 's/^#/##/' "$extra"; } >>"$work/report.md"
   done

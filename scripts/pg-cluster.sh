@@ -9,7 +9,9 @@
 #   bash scripts/pg-cluster.sh resume DIR  starts it again on the same port
 #
 # The cluster listens on 127.0.0.1 only, with a generated password, and trades crash safety for
-# speed (fsync off): its data is thrown away. Installs PostgreSQL with apt when it is missing.
+# speed (fsync off): its data is thrown away. With PG_CLUSTER_DURABLE=1 it keeps PostgreSQL's
+# durable defaults instead (fsync, synchronous commits), as a benchmark against SQLite needs;
+# PG_CLUSTER_OPTIONS adds server settings (`-c shared_buffers=1GB`). Installs PostgreSQL with apt when it is missing.
 # Run as root, the server runs as the `postgres` user (it refuses root).
 set -euo pipefail
 
@@ -54,7 +56,9 @@ case $action in
       || { cat "$dir/initdb.log" >&2; exit 1; }
     rm -f "$dir/password"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" > "$dir/options"
+    fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [ "${PG_CLUSTER_DURABLE:-0}" = 1 ] && fast=""
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 $fast -c max_connections=300 ${PG_CLUSTER_OPTIONS:-}" > "$dir/options"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$(cat "$dir/options")" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgres://courier:$password@127.0.0.1:$port/postgres"

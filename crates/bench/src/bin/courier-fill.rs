@@ -1,17 +1,18 @@
-//! `courier-fill`: writes a DLQ of N realistic failed runs straight into a courier data
-//! directory (no HTTP), for the benchmarks in `bench/run.sh`.
+//! `courier-fill`: writes a DLQ of N realistic failed runs straight into a courier store (a
+//! data directory, or a PostgreSQL database with `--store`; no HTTP), for the benchmarks in
+//! `bench/run.sh` and `bench/postgres.sh`.
 //!
 //! Creates the account with known credentials (as `courier serve` would on a first start),
 //! raises its `max_dlq_size` to hold every entry and its `max_requests_per_second` and
 //! `max_requests_per_day_hard` so neither rate limit interferes with a load generator, adds the URL group `orders`, and inserts the
-//! entries through `SqliteStore::insert_dlq` in large batches (one transaction each). With
+//! entries through the store's `insert_dlq` in large batches (one transaction each). With
 //! `--ids-file`, writes a sample of the assigned `dlqId`s (one a line) for get-one loads.
 
 use clap::Parser;
 use courier_bench::{Spread, entries};
 use courier_models::UrlGroupEndpoint;
 use courier_service::account::{InitialCredentials, load_or_create};
-use courier_service::store::{SqliteStore, Store};
+use courier_service::store::{PostgresStore, SqliteStore, Store};
 use courier_service::time::now_ms;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -25,8 +26,11 @@ use std::time::Instant;
 )]
 struct Args {
     /// The data directory `courier serve --data-dir` will use (created if missing).
+    #[arg(long, required_unless_present = "store", conflicts_with = "store")]
+    data_dir: Option<PathBuf>,
+    /// Or a PostgreSQL database, as `courier serve --store` takes it (migrated if new).
     #[arg(long)]
-    data_dir: PathBuf,
+    store: Option<String>,
     /// How many failed runs to add.
     #[arg(long)]
     entries: u64,
@@ -60,17 +64,23 @@ struct Args {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    courier_service::datadir::create_private_dir(&args.data_dir)
-        .map_err(|e| format!("cannot create {}: {e}", args.data_dir.display()))?;
-    let path = args.data_dir.join("courier.sqlite3");
-    let store = SqliteStore::open(&path).map_err(|e| e.to_string())?;
+    let store: Box<dyn Store> = match (&args.data_dir, &args.store) {
+        (_, Some(url)) => Box::new(PostgresStore::connect(url).map_err(|e| e.to_string())?),
+        (Some(dir), None) => {
+            courier_service::datadir::create_private_dir(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            Box::new(SqliteStore::open(&dir.join("courier.sqlite3")).map_err(|e| e.to_string())?)
+        }
+        (None, None) => return Err("give --data-dir or --store".into()),
+    };
+    let store = store.as_ref();
     let now = now_ms();
     let credentials = InitialCredentials {
         customer_id: Some(args.customer_id.clone()),
         service_token: Some(args.service_token.clone()),
         management_key: Some(args.management_key.clone()),
     };
-    let record = load_or_create(&store, &credentials, now).map_err(|e| e.to_string())?;
+    let record = load_or_create(store, &credentials, now).map_err(|e| e.to_string())?;
     let existing = store.dlq_count(0).map_err(|e| e.to_string())?;
     let mut account = record.account;
     let needed = i64::try_from(existing + args.entries).map_err(|e| e.to_string())?;
