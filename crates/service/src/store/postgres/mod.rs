@@ -11,23 +11,26 @@
 //! reclaims), so [`Store::reclaim_deleted`](crate::store::Store::reclaim_deleted) has nothing to do.
 //!
 //! The store is in rooms: `schema` (migrations by refinery, under an advisory lock so processes
-//! starting together migrate once), `scan` (filters as SQL), `steps` (what several methods share), `operations` (the `Store`
-//! methods) and `usage` (the statistics' counters and the request limits).
+//! starting together migrate once), `session` (pooled connections that keep their prepared
+//! statements), `scan` (filters as SQL), `steps` (what several methods share), `operations`
+//! (the `Store` methods) and `usage` (the statistics' counters and the request limits).
 
 mod operations;
 mod scan;
 mod schema;
+mod session;
 mod steps;
 mod usage;
 
 use super::StoreError;
 use postgres::{Client, Config, NoTls, Transaction};
 use r2d2_postgres::PostgresConnectionManager;
+use session::{Manager, Session};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-type Pool = r2d2_postgres::r2d2::Pool<PostgresConnectionManager<NoTls>>;
+type Pool = r2d2_postgres::r2d2::Pool<Manager>;
 
 /// A PostgreSQL connection string (a `postgres://` URL or libpq's `key=value` form), checked
 /// when parsed. Its `Debug` and `Display` show where it points, never its password.
@@ -129,7 +132,7 @@ impl PostgresStore {
         })?;
         schema::migrate(&mut first)?;
         drop(first);
-        let manager = PostgresConnectionManager::new(config, NoTls);
+        let manager = Manager(PostgresConnectionManager::new(config, NoTls));
         let pool = r2d2_postgres::r2d2::Pool::builder()
             .max_size(CONNECTIONS)
             .min_idle(Some(1))
@@ -151,10 +154,7 @@ impl PostgresStore {
         })
     }
 
-    fn client(
-        &self,
-    ) -> Result<r2d2_postgres::r2d2::PooledConnection<PostgresConnectionManager<NoTls>>, StoreError>
-    {
+    fn client(&self) -> Result<r2d2_postgres::r2d2::PooledConnection<Manager>, StoreError> {
         let pool = self
             .pool
             .as_ref()
@@ -182,21 +182,17 @@ impl PostgresStore {
     /// Runs `call` with a connection of the pool.
     fn read<T>(
         &self,
-        call: impl FnOnce(&mut Client) -> Result<T, StoreError>,
+        call: impl FnOnce(&mut Session<'_, Client>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        call(&mut *self.client()?)
+        call(&mut self.client()?.session())
     }
 
     /// Runs `call` in one transaction, committed when it returns `Ok`.
     fn write<T>(
         &self,
-        call: impl FnOnce(&mut Transaction<'_>) -> Result<T, StoreError>,
+        call: impl FnOnce(&mut Session<'_, Transaction<'_>>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let mut client = self.client()?;
-        let mut transaction = client.transaction()?;
-        let value = call(&mut transaction)?;
-        transaction.commit()?;
-        Ok(value)
+        self.client()?.in_transaction(call)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::from_json;
 use super::scan::{Conditions, filter_sql};
+use super::session::Session;
 use crate::store::{DlqFilter, PageQuery, StoreError, cancelled_run_was_there, cut_page};
 use postgres::GenericClient;
 
@@ -12,7 +13,7 @@ pub(super) type Scanned = (String, String);
 
 /// The record `sql` selects in its first column, decoded.
 pub(super) fn optional_record<T: serde::de::DeserializeOwned>(
-    client: &mut impl GenericClient,
+    client: &mut Session<'_, impl GenericClient>,
     sql: &str,
     params: &[&(dyn postgres::types::ToSql + Sync)],
 ) -> Result<Option<T>, StoreError> {
@@ -24,7 +25,7 @@ pub(super) fn optional_record<T: serde::de::DeserializeOwned>(
 
 /// Every record a one-column `sql` selects, decoded.
 pub(super) fn all_records<T: serde::de::DeserializeOwned>(
-    client: &mut impl GenericClient,
+    client: &mut Session<'_, impl GenericClient>,
     sql: &str,
 ) -> Result<Vec<T>, StoreError> {
     client
@@ -44,7 +45,7 @@ pub(super) enum Read {
 
 /// The first `take` entries `query` takes, as `(dlq_id, text)`.
 pub(super) fn scan(
-    client: &mut impl GenericClient,
+    client: &mut Session<'_, impl GenericClient>,
     filter: &DlqFilter,
     after: Option<&str>,
     take: usize,
@@ -68,7 +69,7 @@ pub(super) fn scan(
 
 /// A scan of `limit + 1`, cut to `limit`, and the last id when more matched.
 pub(super) fn scan_page(
-    client: &mut impl GenericClient,
+    client: &mut Session<'_, impl GenericClient>,
     query: PageQuery<'_>,
     read: Read,
 ) -> Result<(Vec<Scanned>, Option<String>), StoreError> {
@@ -84,7 +85,7 @@ pub(super) fn scan_page(
 
 /// Removes a run and its DLQ entries; whether it counted as there (see [`Store::cancel_run`]).
 pub(super) fn cancel_in(
-    t: &mut impl GenericClient,
+    t: &mut Session<'_, impl GenericClient>,
     workflow_run_id: &str,
     min_created_at: i64,
 ) -> Result<bool, StoreError> {
