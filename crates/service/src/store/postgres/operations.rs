@@ -94,6 +94,9 @@ impl Store for PostgresStore {
     ) -> Result<Inserted, StoreError> {
         self.write(|t| {
             t.execute(&format!("SELECT pg_advisory_xact_lock({SCOPED_LOCK})"), &[&INSERT_LOCK])?;
+            // This transaction adds its entries to the count once, below, instead of the
+            // trigger doing so per row (schema migration 4).
+            t.execute("SELECT set_config('courier.batch_counted', 'on', true)", &[])?;
             let insert = t.prepare(
                 "INSERT INTO dlq (dlq_id, created_at, workflow_url, workflow_run_id, workflow_created_at,
                                   failure_state, caller_ip, flow_control_key, labels, record, listed)
@@ -156,8 +159,12 @@ impl Store for PostgresStore {
                 )?;
                 ids.push(entry.dlq_id);
             }
+            let added = i64::try_from(ids.len()).unwrap_or(i64::MAX);
             let total: i64 = t
-                .query_one("SELECT value FROM meta WHERE key = 'dlq_entries'", &[])?
+                .query_one(
+                    "UPDATE meta SET value = value + $1 WHERE key = 'dlq_entries' RETURNING value",
+                    &[&added],
+                )?
                 .get(0);
             let total = count(total);
             if total > max_dlq_size {
