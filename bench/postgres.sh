@@ -7,7 +7,7 @@
 # how many PostgreSQL transactions one request costs, read from pg_stat_database.
 # PostgreSQL runs as a throwaway cluster with its durable defaults (fsync, synchronous commits),
 # as SQLite's store is durable: scripts/pg-cluster.sh with PG_CLUSTER_DURABLE=1.
-# Usage: bench/postgres.sh            writes bench/results/postgres.md (~15 min on 2 cores)
+# Usage: bench/postgres.sh            writes bench/results/postgres.md (~25 min on 2 cores)
 #        bench/postgres.sh --smoke    debug build, 5,000 entries, 1 s loads: proves the script runs
 # Knobs: BENCH_RUNS (default 3), BENCH_SECONDS (default 10), BENCH_PG_ENTRIES (default 1000000),
 # BENCH_PORT (default 18700), BENCH_OUT, BENCH_NGINX_CONFIGS (see bench/anchors.sh).
@@ -304,7 +304,7 @@ label() {
   echo "Each is a round trip SQLite does not make: on a store other processes share, every request"
   echo "reads the account (a rotation or a new limit made through another process holds at once),"
   echo "spends its rate-limit budget in the database (\`spend_request\`: one budget for all processes),"
-  echo "and then runs its operation; a connection taken from the pool is checked first (\`SELECT 1\`)."
+  echo "and then runs its operation; a connection taken from the pool is checked first (an empty query)."
   echo "SQLite answers the same request inside the process with none of these; that, and PostgreSQL's"
   echo "own processes sharing the two cores, is the gap between the columns. Two processes do not"
   echo "add cores: the point of the third column is that they are correct together and what each costs."
