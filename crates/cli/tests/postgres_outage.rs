@@ -74,33 +74,6 @@ async fn health_becomes(http: &reqwest::Client, base: &str, status: u16) -> serd
 /// Entries the test stores before the outage: every 200 list answer must hold exactly these.
 const ENTRIES: usize = 30;
 
-/// Seeds [`ENTRIES`] entries through the admin API.
-async fn seed(http: &reqwest::Client, base: &str) {
-    let batch: Vec<serde_json::Value> = (0..ENTRIES)
-        .map(|n| {
-            serde_json::json!({
-                "dlqId": format!("outage-{n:03}"),
-                "workflowUrl": "https://example.com/wf",
-                "workflowRunId": format!("wfr_outage_{n}"),
-                "workflowCreatedAt": 1_700_000_000_000_i64,
-                "url": "https://example.com/step",
-                "method": "POST",
-                "maxRetries": 3,
-            })
-        })
-        .collect();
-    let response = http
-        .post(format!("{base}/admin/v1/dlq"))
-        .bearer_auth(ACCOUNT[3])
-        .json(&batch)
-        .send()
-        .await
-        .expect("seed");
-    let status = response.status().as_u16();
-    let body = response.text().await.unwrap_or_default();
-    assert_eq!(status, 201, "seed: {body}");
-}
-
 /// What a list answered: the status and, for a 200, how many entries it held; for anything
 /// else the error message.
 async fn list_once(http: &reqwest::Client, base: &str) -> (u16, Result<usize, String>) {
@@ -150,7 +123,7 @@ async fn a_process_rides_out_a_database_restart_under_load() {
     let courier = common::serve_on_postgres(&url, ACCOUNT);
     let http = reqwest::Client::new();
     assert_eq!(health(&http, &courier.base).await.0, 200);
-    seed(&http, &courier.base).await;
+    common::insert_entries(&http, &courier.base, ACCOUNT[3], 0..ENTRIES, "outage").await;
     assert_eq!(list_once(&http, &courier.base).await, (200, Ok(ENTRIES)));
 
     // Load through the whole outage: two clients listing without pause.
@@ -188,18 +161,15 @@ async fn a_process_rides_out_a_database_restart_under_load() {
         ("list", messaging(reqwest::Method::GET, "/v2/workflows/dlq")),
         (
             "get one",
-            messaging(reqwest::Method::GET, "/v2/workflows/dlq/outage-001"),
+            messaging(reqwest::Method::GET, "/v2/workflows/dlq/e000001"),
         ),
         (
             "delete one",
-            messaging(reqwest::Method::DELETE, "/v2/workflows/dlq/outage-002"),
+            messaging(reqwest::Method::DELETE, "/v2/workflows/dlq/e000002"),
         ),
         (
             "bulk delete",
-            messaging(
-                reqwest::Method::DELETE,
-                "/v2/workflows/dlq?dlqIds=outage-003",
-            ),
+            messaging(reqwest::Method::DELETE, "/v2/workflows/dlq?dlqIds=e000003"),
         ),
         (
             "URL group",
@@ -207,7 +177,7 @@ async fn a_process_rides_out_a_database_restart_under_load() {
         ),
         (
             "cancel a run",
-            messaging(reqwest::Method::DELETE, "/v2/workflows/runs/wfr_outage_4"),
+            messaging(reqwest::Method::DELETE, "/v2/workflows/runs/wfr_4"),
         ),
         ("account statistics", management("/v2/svc/stats")),
     ];

@@ -35,27 +35,7 @@ async fn send(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
 
 /// Inserts `count` entries from `first` on through the admin API at `base`, labelled `label`.
 async fn insert(http: &reqwest::Client, base: &str, first: usize, count: usize, label: &str) {
-    let batch: Vec<serde_json::Value> = (first..first + count)
-        .map(|n| {
-            serde_json::json!({
-                "dlqId": format!("e{n:06}"),
-                "workflowUrl": "https://example.com/wf",
-                "workflowRunId": format!("wfr_{n}"),
-                "workflowCreatedAt": 1_700_000_000_000_i64,
-                "url": "https://example.com/step",
-                "method": "POST",
-                "maxRetries": 3,
-                "labels": [label],
-            })
-        })
-        .collect();
-    let (status, body) = send(
-        http.post(format!("{base}/admin/v1/dlq"))
-            .bearer_auth(ADMIN)
-            .json(&batch),
-    )
-    .await;
-    assert_eq!(status, 201, "insert: {body}");
+    common::insert_entries(http, base, ADMIN, first..first + count, label).await;
 }
 
 /// Every id listed with `count` per page, each page from the next process in turn.

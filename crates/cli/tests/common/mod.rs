@@ -217,3 +217,38 @@ pub fn can_switch_to_nobody() -> bool {
         }
     }
 }
+
+/// Inserts the entries numbered `numbers` through the admin API at `base` (admin token `admin`),
+/// labelled `label`: entry `n` has dlqId `e{n:06}` and workflowRunId `wfr_{n}`.
+pub async fn insert_entries(
+    http: &reqwest::Client,
+    base: &str,
+    admin: &str,
+    numbers: std::ops::Range<usize>,
+    label: &str,
+) {
+    let batch: Vec<serde_json::Value> = numbers
+        .map(|n| {
+            serde_json::json!({
+                "dlqId": format!("e{n:06}"),
+                "workflowUrl": "https://example.com/wf",
+                "workflowRunId": format!("wfr_{n}"),
+                "workflowCreatedAt": 1_700_000_000_000_i64,
+                "url": "https://example.com/step",
+                "method": "POST",
+                "maxRetries": 3,
+                "labels": [label],
+            })
+        })
+        .collect();
+    let response = http
+        .post(format!("{base}/admin/v1/dlq"))
+        .bearer_auth(admin)
+        .json(&batch)
+        .send()
+        .await
+        .expect("the admin API answers");
+    let status = response.status().as_u16();
+    let body = response.text().await.unwrap_or_default();
+    assert_eq!(status, 201, "insert: {body}");
+}
