@@ -2,7 +2,7 @@
 //! member's name is read on its way to the typed key to find the member's place and mark it
 //! seen, so required members can be counted when the object ends.
 
-use super::walk::{CheckedSeed, Ctx, member_node};
+use super::walk::{CheckedSeed, Ctx};
 use super::{ANY, NodeId, Rules};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -60,14 +60,22 @@ struct KeySlot {
     next: Option<NodeId>,
     /// The bits of the required members seen.
     seen: u64,
+    /// The index in `Rules::members` of the last member found (`members.len()` before the
+    /// first), from which the next one is guessed.
+    last: usize,
 }
 
 impl KeySlot {
     #[inline]
     fn record(&mut self, rules: &Rules, name: &str) {
-        let (node, bit) = member_node(rules, name);
-        self.next = Some(node);
-        self.seen |= bit;
+        match rules.member_after(self.last, name) {
+            Some((index, member)) => {
+                self.next = Some(member.node);
+                self.seen |= member.bit;
+                self.last = index;
+            }
+            None => self.next = Some(rules.additional),
+        }
     }
 }
 
@@ -88,6 +96,7 @@ impl<'p, A> CheckedMap<'p, A> {
             slot: KeySlot {
                 next: None,
                 seen: 0,
+                last: rules.members.len(),
             },
         }
     }

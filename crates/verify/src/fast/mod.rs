@@ -24,6 +24,8 @@ pub(crate) mod walk;
 
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// A node of the table.
 pub(crate) type NodeId = u32;
@@ -81,7 +83,8 @@ pub(crate) enum Node {
 #[derive(Default)]
 pub(crate) struct Rules {
     pub types: u8,
-    /// The types of which every value passes (no enum, length, format or bound applies).
+    /// The types of which every value passes (no enum, length, format or bound applies);
+    /// `INTEGER` here means every number without a fraction.
     pub free: u8,
     /// `enum` (or `const` as an enum of one).
     pub allowed: Option<Vec<Value>>,
@@ -99,6 +102,10 @@ pub(crate) struct Rules {
     /// member's index plus one, or 0 when empty; its length is a power of two, at least twice
     /// the number of members (empty when there are none).
     pub slots: Vec<u16>,
+    /// For each member index (and `members.len()`, the start of an object), the indexes of
+    /// the two members that last followed it in the objects read, the newest in the low half:
+    /// the guesses of [`Rules::member_after`].
+    pub followers: Box<[AtomicU32]>,
     /// The bits of every required member.
     pub required: u64,
     /// The schema of members not in `properties`.
@@ -117,18 +124,77 @@ pub(crate) struct Member {
 }
 
 impl Rules {
-    /// The member of that name, if `properties` or `required` names it.
-    #[inline]
-    pub fn member(&self, name: &str) -> Option<&Member> {
-        // Looked up once per member of every object read: a hash of a few bytes and, nearly
-        // always, one comparison, where a binary search made several.
+    /// The member of that name and its index in `members`, if `properties` or `required` names
+    /// it, `after` being the index of the member read before it in the same object
+    /// (`members.len()` for the first).
+    ///
+    /// Looked up once per member of every object read, so the common case is made cheap: a
+    /// server writes the members of an object in the same order every time (its own field
+    /// order, or sorted), so the member that followed `after` the last time is compared first,
+    /// one length and two wide comparisons, and only when that guess fails is the name hashed
+    /// (and the guess learned for the next object).
+    // Always: called from one place, once per member read, and too long for the inliner's
+    // estimate, where a call costs as much as the guess itself.
+    #[inline(always)]
+    pub fn member_after(&self, after: usize, name: &str) -> Option<(usize, &Member)> {
+        if self.members.is_empty() {
+            return None;
+        }
+        if let Some(guesses) = self.followers.get(after) {
+            let guesses = guesses.load(Relaxed);
+            for guess in [guesses & 0xFFFF, guesses >> 16] {
+                let guess = guess as usize;
+                if let Some(member) = self.members.get(guess)
+                    && same_short_name(member.name.as_bytes(), name.as_bytes())
+                {
+                    return Some((guess, member));
+                }
+            }
+        }
+        self.learn_follower(after, name)
+    }
+
+    /// The member of that name by hash, learned as the one that follows `after`.
+    #[cold]
+    #[inline(never)]
+    fn learn_follower(&self, after: usize, name: &str) -> Option<(usize, &Member)> {
+        // Members absent from this object make the guess fail; when the server writes them in
+        // the contract's order (sorted), the member is a few places further on.
+        let start = if after < self.members.len() {
+            after + 1
+        } else {
+            0
+        };
+        let found = self
+            .members
+            .iter()
+            .enumerate()
+            .skip(start)
+            .take(4)
+            .find(|(_, member)| same_name(member.name.as_bytes(), name.as_bytes()))
+            .or_else(|| self.member(name))?;
+        if let (Some(followers), Ok(index)) = (self.followers.get(after), u16::try_from(found.0)) {
+            // The newest follower first, the one before it second: objects of two shapes in
+            // turn (an optional member present in one, absent in the other) keep hitting.
+            // Relaxed: a guess, not a fact; a stale one costs a search, never a wrong answer.
+            let before = followers.load(Relaxed) & 0xFFFF;
+            followers.store(u32::from(index) | before << 16, Relaxed);
+        }
+        Some(found)
+    }
+
+    /// The member of that name and its index, by hash.
+    #[inline(never)]
+    pub fn member(&self, name: &str) -> Option<(usize, &Member)> {
+        // A hash of a few bytes and, nearly always, one comparison, where a binary search
+        // made several.
         let mask = self.slots.len().checked_sub(1)?;
         let mut slot = slot_hash(name.as_bytes()) & mask;
         loop {
             let index = usize::from(self.slots[slot]).checked_sub(1)?;
             let member = &self.members[index];
             if same_name(member.name.as_bytes(), name.as_bytes()) {
-                return Some(member);
+                return Some((index, member));
             }
             slot = (slot + 1) & mask;
         }
@@ -159,6 +225,10 @@ pub(crate) struct Plan {
     defs: HashMap<String, NodeId>,
     /// Body schemas by their JSON text.
     bodies: HashMap<String, NodeId>,
+    /// For each node, the types of which every value passes it, its aliases followed and
+    /// `null` included when it is nullable: what lets a place whose reader guarantees such a
+    /// type hand the typed visitor on unwrapped, in one look.
+    free: Vec<u8>,
 }
 
 impl Plan {
@@ -168,6 +238,7 @@ impl Plan {
             nodes: vec![Node::Any, Node::Never, Node::Defer],
             defs: HashMap::new(),
             bodies: HashMap::new(),
+            free: Vec::new(),
         };
         for op in &contract.operations {
             for response in &op.responses {
@@ -180,7 +251,35 @@ impl Plan {
                 }
             }
         }
+        plan.free = (0..plan.nodes.len())
+            .map(|id| plan.free_types_of(id as NodeId))
+            .collect();
         plan
+    }
+
+    /// The types of which every value passes node `id` (see [`Plan::free`]).
+    fn free_types_of(&self, mut id: NodeId) -> u8 {
+        let mut null_ok = 0;
+        // As `walk::Ctx::rules` follows them: a cycle of aliases is left to the full validator.
+        for _ in 0..64 {
+            match self.node(id) {
+                Node::Any => return types::ALL,
+                Node::Rules(rules) => return rules.free | null_ok,
+                Node::Alias(next) => id = *next,
+                Node::Nullable(next) => {
+                    null_ok = types::NULL;
+                    id = *next;
+                }
+                Node::Never | Node::Defer => break,
+            }
+        }
+        0
+    }
+
+    /// The types of which every value passes node `id`.
+    #[inline]
+    pub fn free(&self, id: NodeId) -> u8 {
+        self.free.get(id as usize).copied().unwrap_or(0)
     }
 
     /// The node of a body schema of the contract.
@@ -339,26 +438,39 @@ impl Plan {
                 rules.slots[slot] = index as u16 + 1;
             }
         }
+        rules.followers = (0..=members.len()).map(|_| AtomicU32::new(0)).collect();
         rules.members = members;
         rules.free = free_types(&rules);
         Some(rules)
     }
 }
 
-/// Whether two member names are equal. Names are short: two overlapping word loads compare
-/// one of up to 16 bytes without a call to `memcmp`, which costs more than the comparison.
+/// Whether two member names are equal. Names are short: two overlapping loads compare one of
+/// 4 to 32 bytes without a call to `memcmp`, which costs more than the comparison.
 #[inline]
 fn same_name(a: &[u8], b: &[u8]) -> bool {
+    match a.len() {
+        4..=32 => same_short_name(a, b),
+        _ => a == b,
+    }
+}
+
+/// Whether two names of 4 to 32 bytes are equal; `false` for any other length.
+#[inline]
+fn same_short_name(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
     }
+    let wide =
+        |s: &[u8], at: usize| u128::from_le_bytes(s[at..at + 16].try_into().unwrap_or([0; 16]));
     let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]));
     let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or([0; 4]));
     match n {
+        17..=32 => wide(a, 0) == wide(b, 0) && wide(a, n - 16) == wide(b, n - 16),
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        _ => a == b,
+        _ => false,
     }
 }
 
@@ -373,7 +485,11 @@ fn free_types(rules: &Rules) -> u8 {
         || rules.exclusive_minimum.is_some()
         || rules.exclusive_maximum.is_some();
     if rules.types & types::NUMBER != 0 && !bounded {
-        free |= types::NUMBER;
+        free |= types::NUMBER | types::INTEGER;
+    }
+    // An integer passes a schema of integers or numbers without bounds, whatever its value.
+    if rules.types & types::INTEGER != 0 && !bounded {
+        free |= types::INTEGER;
     }
     let measured =
         rules.min_length.is_some() || rules.max_length.is_some() || rules.string_keywords.is_some();

@@ -46,6 +46,7 @@ fn keywords_the_table_does_not_check_are_deferred() {
         nodes: vec![Node::Any, Node::Never, Node::Defer],
         defs: HashMap::new(),
         bodies: HashMap::new(),
+        free: Vec::new(),
     };
     for schema in [
         serde_json::json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
@@ -59,4 +60,60 @@ fn keywords_the_table_does_not_check_are_deferred() {
     let nullable = serde_json::json!({"anyOf": [{"type": "null"}, {"type": "string"}]});
     let id = plan.compile(&nullable, &defs);
     assert!(matches!(plan.node(id), Node::Nullable(_)));
+}
+
+/// The guessed member lookup answers what a plain search answers, whatever order the members
+/// come in, whichever are absent, however long their names (every branch of the comparison),
+/// and for names that are not members or differ from one in a single byte.
+#[test]
+fn members_are_found_in_any_order_whatever_was_guessed() {
+    let names: Vec<String> = (1..=40)
+        .map(|length| {
+            (0..length)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect()
+        })
+        .chain(["x".into(), "xy".into(), "xyz".into(), "wxyz".into()])
+        .collect();
+    let properties: Map<String, serde_json::Value> = names
+        .iter()
+        .map(|name| (name.clone(), serde_json::json!({"type": "string"})))
+        .collect();
+    let schema = serde_json::json!({"type": "object", "properties": properties});
+    let mut plan = Plan {
+        nodes: vec![Node::Any, Node::Never, Node::Defer],
+        defs: HashMap::new(),
+        bodies: HashMap::new(),
+        free: Vec::new(),
+    };
+    let id = plan.compile(&schema, &Map::new());
+    let Node::Rules(rules) = plan.node(id) else {
+        panic!("an object schema compiles to rules")
+    };
+    let expected = |name: &str| rules.members.iter().position(|m| m.name.as_ref() == name);
+    // Three orders in turn (forward, backward, every other one), so every guess is tried
+    // right and wrong.
+    let forward: Vec<&str> = names.iter().map(String::as_str).collect();
+    let backward: Vec<&str> = forward.iter().rev().copied().collect();
+    let sparse: Vec<&str> = forward.iter().step_by(2).copied().collect();
+    for order in [&forward, &backward, &sparse, &forward, &sparse, &backward] {
+        let mut last = rules.members.len();
+        for name in order {
+            let (index, member) = rules.member_after(last, name).expect("a member");
+            assert_eq!(Some(index), expected(name), "{name}");
+            assert_eq!(member.name.as_ref(), *name);
+            last = index;
+        }
+    }
+    for stranger in [
+        "",
+        "b",
+        "abd",
+        "abcdefghijklmnopqrstuvwxyzabcdeX",
+        &"a".repeat(41),
+    ] {
+        for last in 0..=rules.members.len() {
+            assert!(rules.member_after(last, stranger).is_none(), "{stranger}");
+        }
+    }
 }
