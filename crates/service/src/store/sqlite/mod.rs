@@ -53,6 +53,9 @@ pub struct SqliteStore {
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
     readers_available: std::sync::Condvar,
+    /// Callers waiting for a reader, changed only under the `readers` lock: a reader handed back
+    /// wakes one only when there is one, since every `notify_one` is a system call.
+    readers_waiting: std::sync::atomic::AtomicUsize,
     /// Reader connections opened so far (at most `READERS`).
     readers_opened: std::sync::atomic::AtomicUsize,
     /// When requests last wrote and when reclaiming last ran under load (see

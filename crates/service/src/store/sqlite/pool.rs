@@ -100,6 +100,7 @@ impl SqliteStore {
             writer: Mutex::new(writer),
             readers: Mutex::new(Vec::new()),
             readers_available: std::sync::Condvar::new(),
+            readers_waiting: std::sync::atomic::AtomicUsize::new(0),
             readers_opened: std::sync::atomic::AtomicUsize::new(0),
             pacing: Mutex::new(ReclaimPacing::default()),
         };
@@ -256,10 +257,16 @@ impl SqliteStore {
         &self,
         work: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        use std::sync::atomic::Ordering;
         let connection = self.take_reader()?;
         let result = work(&connection);
-        lock(&self.readers).push(connection);
-        self.readers_available.notify_one();
+        let mut idle = lock(&self.readers);
+        idle.push(connection);
+        let anyone_waiting = self.readers_waiting.load(Ordering::Relaxed) > 0;
+        drop(idle);
+        if anyone_waiting {
+            self.readers_available.notify_one();
+        }
         result
     }
 
@@ -286,10 +293,12 @@ impl SqliteStore {
                 }
                 return opened;
             }
+            self.readers_waiting.fetch_add(1, Ordering::Relaxed);
             readers = self
                 .readers_available
                 .wait(readers)
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
+            self.readers_waiting.fetch_sub(1, Ordering::Relaxed);
         }
     }
 
