@@ -95,6 +95,23 @@ pub fn entry(i: u64, spread: Spread) -> FailedWorkflowRun {
     sample::failed_run(&VOCABULARY, spread, i)
 }
 
+/// The service a measuring binary talks to, as each of them takes it (`#[command(flatten)]`).
+#[derive(clap::Args)]
+pub struct ServiceArgs {
+    /// The service, e.g. http://127.0.0.1:18600.
+    #[arg(long)]
+    pub base_url: String,
+    /// Its messaging service token.
+    #[arg(long)]
+    pub token: String,
+}
+
+/// The median of some timings (the upper one of an even count); `values` must not be empty.
+pub fn median(mut values: Vec<std::time::Duration>) -> std::time::Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

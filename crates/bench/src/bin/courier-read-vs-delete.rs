@@ -4,17 +4,15 @@
 //! entries at least twice as fast as a client can read them).
 
 use clap::Parser;
+use courier_bench::ServiceArgs;
 use courier_client::{DlqFilter, Paging, RetryPolicy, messaging};
 use futures::TryStreamExt;
 use std::time::Instant;
 
 #[derive(Parser)]
 struct Args {
-    /// The service, e.g. http://127.0.0.1:18600.
-    #[arg(long)]
-    base_url: String,
-    #[arg(long)]
-    token: String,
+    #[command(flatten)]
+    service: ServiceArgs,
     /// The `flowControlKey` whose entries are read, then deleted.
     #[arg(long)]
     flow_control_key: String,
@@ -30,8 +28,8 @@ struct Args {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let client = messaging::Client::builder()
-        .base_url(&args.base_url)
-        .token(&args.token)
+        .base_url(&args.service.base_url)
+        .token(&args.service.token)
         .retry(RetryPolicy::none())
         .build()?;
     let filter = DlqFilter::new().flow_control_key(args.flow_control_key.as_str());

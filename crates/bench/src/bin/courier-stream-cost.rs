@@ -5,26 +5,19 @@
 //! BENCHMARKS.md.
 
 use clap::Parser;
+use courier_bench::{ServiceArgs, median};
 use courier_client::{DlqFilter, RetryPolicy, messaging};
 use courier_models::WorkflowDlqPage;
 use futures::TryStreamExt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Parser)]
 struct Args {
-    /// The service, e.g. http://127.0.0.1:18600.
-    #[arg(long)]
-    base_url: String,
-    #[arg(long)]
-    token: String,
+    #[command(flatten)]
+    service: ServiceArgs,
     /// Walks of each kind; the median is reported.
     #[arg(long, default_value_t = 3)]
     rounds: usize,
-}
-
-fn median(mut values: Vec<Duration>) -> Duration {
-    values.sort();
-    values[values.len() / 2]
 }
 
 /// Every entry through `dlq_stream`, as a user of the client reads a DLQ.
@@ -46,8 +39,8 @@ async fn walk_by_hand(
     let mut cursor: Option<String> = None;
     loop {
         let mut request = http
-            .get(format!("{}{path}", args.base_url))
-            .bearer_auth(&args.token);
+            .get(format!("{}{path}", args.service.base_url))
+            .bearer_auth(&args.service.token);
         if let Some(cursor) = &cursor {
             request = request.query(&[("cursor", cursor)]);
         }
@@ -68,8 +61,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .expect("an operation of the spec")
         .path;
     let client = messaging::Client::builder()
-        .base_url(&args.base_url)
-        .token(&args.token)
+        .base_url(&args.service.base_url)
+        .token(&args.service.token)
         .retry(RetryPolicy::none())
         .build()?;
     let http = reqwest::Client::new();

@@ -10,6 +10,7 @@
 //! threads.
 
 use clap::Parser;
+use courier_bench::median;
 use courier_client::messaging;
 use courier_service::testing::TestService;
 use serde_json::{Value, json};
@@ -119,11 +120,6 @@ async fn suite(tests: usize, parallel: usize, shared: Option<Arc<TestService>>) 
         worker.await.expect("a test panicked");
     }
     started.elapsed()
-}
-
-fn median(mut values: Vec<Duration>) -> Duration {
-    values.sort();
-    values[values.len() / 2]
 }
 
 #[tokio::main(flavor = "multi_thread")]

@@ -6,6 +6,7 @@
 //! `bench/run.sh` writes the figures to BENCHMARKS.md.
 
 use clap::Parser;
+use courier_bench::{ServiceArgs, median};
 use courier_client::{RetryPolicy, messaging};
 use courier_models::WorkflowDlqPage;
 use courier_verify::{Decoded, Validator};
@@ -14,22 +15,15 @@ use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 struct Args {
-    /// The service, e.g. http://127.0.0.1:18600, holding at least 100 entries.
-    #[arg(long)]
-    base_url: String,
-    #[arg(long)]
-    token: String,
+    // The service, holding at least 100 entries.
+    #[command(flatten)]
+    service: ServiceArgs,
     /// Rounds of each measurement; the median round is reported.
     #[arg(long, default_value_t = 15)]
     rounds: usize,
     /// Decodes (or whole requests) per round.
     #[arg(long, default_value_t = 200)]
     per_round: usize,
-}
-
-fn median(mut values: Vec<Duration>) -> Duration {
-    values.sort();
-    values[values.len() / 2]
 }
 
 /// For each of `works`, the median over `rounds` of its time per call, `per_round` calls a
@@ -54,10 +48,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     // The operation the client's `list_workflow_dlq` sends, as the spec names it.
     let list = courier_models::operation("list_workflow_dlq").expect("an operation of the spec");
-    let url = format!("{}{}?count=100", args.base_url, list.path);
+    let url = format!("{}{}?count=100", args.service.base_url, list.path);
     let answer = reqwest::Client::new()
         .get(&url)
-        .bearer_auth(&args.token)
+        .bearer_auth(&args.service.token)
         .send()
         .await?
         .error_for_status()?;
@@ -117,8 +111,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let client = |validate: bool| {
         messaging::Client::builder()
-            .base_url(&args.base_url)
-            .token(&args.token)
+            .base_url(&args.service.base_url)
+            .token(&args.service.token)
             .retry(RetryPolicy::none())
             .validate_responses(validate)
             .build()
