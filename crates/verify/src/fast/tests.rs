@@ -24,6 +24,16 @@ fn reachable(plan: &Plan, id: NodeId, seen: &mut Vec<NodeId>) {
     }
 }
 
+/// A table with only the three fixed nodes, for compiling single schemas.
+fn empty_plan() -> Plan {
+    Plan {
+        nodes: vec![Node::Any, Node::Never, Node::Defer],
+        defs: HashMap::new(),
+        bodies: HashMap::new(),
+        free: Vec::new(),
+    }
+}
+
 #[test]
 fn every_body_schema_of_the_contract_is_checked_here_in_full() {
     let contract = crate::Contract::courier();
@@ -42,12 +52,7 @@ fn every_body_schema_of_the_contract_is_checked_here_in_full() {
 #[test]
 fn keywords_the_table_does_not_check_are_deferred() {
     let defs = Map::new();
-    let mut plan = Plan {
-        nodes: vec![Node::Any, Node::Never, Node::Defer],
-        defs: HashMap::new(),
-        bodies: HashMap::new(),
-        free: Vec::new(),
-    };
+    let mut plan = empty_plan();
     for schema in [
         serde_json::json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
         serde_json::json!({"type": "object", "patternProperties": {"^x": {}}}),
@@ -80,12 +85,7 @@ fn members_are_found_in_any_order_whatever_was_guessed() {
         .map(|name| (name.clone(), serde_json::json!({"type": "string"})))
         .collect();
     let schema = serde_json::json!({"type": "object", "properties": properties});
-    let mut plan = Plan {
-        nodes: vec![Node::Any, Node::Never, Node::Defer],
-        defs: HashMap::new(),
-        bodies: HashMap::new(),
-        free: Vec::new(),
-    };
+    let mut plan = empty_plan();
     let id = plan.compile(&schema, &Map::new());
     let Node::Rules(rules) = plan.node(id) else {
         panic!("an object schema compiles to rules")
