@@ -156,7 +156,7 @@ fn group_struct(name: &str, params: &[&Param]) -> Result<TokenStream, CodegenErr
     ));
     Ok(quote! {
         #struct_doc
-        #[derive(Clone, Debug, Default, PartialEq)]
+        #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
         pub struct #type_name { #(#fields)* }
 
         impl #type_name {
