@@ -113,3 +113,4 @@ async fn list_all(
 
 mod account;
 mod dlq;
+mod kept_pages;

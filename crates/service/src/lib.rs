@@ -14,6 +14,7 @@ pub mod cursor;
 pub mod datadir;
 pub mod delivery;
 pub mod demo;
+pub mod kept_pages;
 pub mod memory;
 pub mod metering;
 pub mod ratelimit;

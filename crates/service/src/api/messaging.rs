@@ -3,10 +3,12 @@
 
 use super::{Service, after_cursor, found_or_404, internal, store_failure, write_failure};
 use crate::cursor;
+use crate::kept_pages::PageKey;
 use crate::stats;
 use crate::store::{PageQuery, Store, StoreError};
 use crate::time::now_ms;
 use crate::wire::page_json;
+use axum::body::Bytes;
 use courier_models::BulkDeleteResult;
 use courier_server::runtime::{JsonBody, error_body};
 use courier_server::{
@@ -36,22 +38,35 @@ impl MessagingApi for Service {
         }: ListWorkflowDlqRequest,
     ) -> ListWorkflowDlqResponse {
         let after = after_cursor!(ListWorkflowDlqResponse, cursor);
-        let limit = count as usize;
         let floor = self.retention_floor();
-        match self
-            .blocking(move |store| {
-                store.list_dlq_json(
-                    PageQuery::first(&filter, limit)
-                        .after(after.as_deref())
-                        .retained_from(floor),
-                )
-            })
-            .await
-        {
-            Ok(page) => ListWorkflowDlqResponse::Ok(JsonBody::preserialized(page_json(
-                page.next_after.as_deref().map(cursor::encode),
-                &page.messages,
-            ))),
+        let key = PageKey {
+            filter,
+            after,
+            limit: count as usize,
+        };
+        let generation = self.store.list_generation();
+        if let Some(body) = self.kept_pages.get(&key, generation, floor) {
+            return ListWorkflowDlqResponse::Ok(JsonBody::preserialized(body));
+        }
+        let read = key.clone();
+        let page = self.blocking(move |store| {
+            store.list_dlq_json(
+                PageQuery::first(&read.filter, read.limit)
+                    .after(read.after.as_deref())
+                    .retained_from(floor),
+            )
+        });
+        match page.await {
+            Ok(page) => {
+                let body = Bytes::from(page_json(
+                    page.next_after.as_deref().map(cursor::encode),
+                    &page.messages,
+                ));
+                if let Some(keep) = page.keep {
+                    self.kept_pages.put(key, &body, keep);
+                }
+                ListWorkflowDlqResponse::Ok(JsonBody::preserialized(body))
+            }
             Err(error) => store_failure!(ListWorkflowDlqResponse, "listing the DLQ", error),
         }
     }

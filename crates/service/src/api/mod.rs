@@ -26,6 +26,7 @@ pub struct Service {
     account: RwLock<AccountRecord>,
     usage: Arc<Usage>,
     rate_limiter: crate::ratelimit::RateLimiter,
+    kept_pages: crate::kept_pages::KeptPages,
 }
 
 impl Service {
@@ -53,6 +54,7 @@ impl Service {
             account: RwLock::new(account),
             usage: Arc::new(Usage::default()),
             rate_limiter: crate::ratelimit::RateLimiter::starting_with(counted_today, now),
+            kept_pages: crate::kept_pages::KeptPages::default(),
         }
     }
 

@@ -105,6 +105,20 @@ pub struct JsonPage {
     pub messages: Vec<String>,
     /// The last id of this page when more matching entries exist.
     pub next_after: Option<String>,
+    /// Whether the page may be kept and served again without reading the store, and while
+    /// what holds (`None`: it may not; a store other processes write to never says it may).
+    pub keep: Option<KeepWhile>,
+}
+
+/// While a kept list page is still what the store would answer for the same query
+/// (`docs/decisions.md#d21-kept-list-pages`): no write has committed since it was read (the
+/// store's [`list_generation`](Store::list_generation) is still `generation`), and the retention
+/// floor has not passed the oldest stored entry (`floor_up_to`), so the floor hides nothing it
+/// did not hide when the page was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeepWhile {
+    pub generation: u64,
+    pub floor_up_to: i64,
 }
 
 /// What kind of index activity a usage event records (`docs/decisions.md#d17-index-statistics`).
@@ -293,6 +307,13 @@ pub trait Store: Send + Sync + 'static {
     -> Result<Option<String>, StoreError>;
     /// [`Store::list_dlq`] as each entry's stored list-shape JSON (see [`JsonPage`]).
     fn list_dlq_json(&self, query: PageQuery<'_>) -> Result<JsonPage, StoreError>;
+
+    /// A number that grows with every committed write, read before a list page is read (see
+    /// [`KeepWhile`]); `None` on a store other processes write to, whose writes this process
+    /// cannot see coming, so that no page is ever kept there.
+    fn list_generation(&self) -> Option<u64> {
+        None
+    }
     /// Deletes these ids (unknown ones, and ones created before `min_created_at`, skipped) in one
     /// transaction; returns how many went.
     fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError>;

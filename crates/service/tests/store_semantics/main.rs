@@ -241,6 +241,7 @@ fn assert_strictly_ascending(ids: &[String]) {
 
 mod entries;
 mod filters;
+mod kept;
 mod lifecycle;
 mod pagination;
 mod resources;

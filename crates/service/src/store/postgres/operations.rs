@@ -227,6 +227,8 @@ impl Store for PostgresStore {
             Ok(JsonPage {
                 messages: rows.into_iter().map(|(_, text)| text).collect(),
                 next_after,
+                // Other processes write here unseen: a kept page could outlive their writes.
+                keep: None,
             })
         })
     }

@@ -58,6 +58,11 @@ pub struct SqliteStore {
     readers_waiting: std::sync::atomic::AtomicUsize,
     /// Reader connections opened so far (at most `READERS`).
     readers_opened: std::sync::atomic::AtomicUsize,
+    /// Committed write transactions so far, moved after each commit: what a kept list page is
+    /// checked against ([`KeepWhile`](crate::store::KeepWhile)). Every write goes through
+    /// [`transact`](Self::transact), and this process is the store's only writer (the data
+    /// directory's lock), so no change to an entry can pass unseen.
+    list_generation: std::sync::atomic::AtomicU64,
     /// When requests last wrote and when reclaiming last ran under load (see
     /// [`Store::reclaim_deleted`](crate::store::Store::reclaim_deleted)).
     pacing: Mutex<pool::ReclaimPacing>,

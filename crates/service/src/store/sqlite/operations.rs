@@ -1,12 +1,14 @@
 //! The [`Store`] methods: each one transaction on the writer, or one read on a reader.
 
 use super::pool::{HEADROOM_PAGES, RESERVE_BYTES};
-use super::scan::{Read, Scanned, all_records, runs_matching_sql, scan};
+use super::scan::{Read, all_records, runs_matching_sql, scan};
 use super::schema::{
     ACCOUNT_RECORD, ANY_MARK, EXPIRED_RUNS_DELETE, INDEX_RECORD, LABEL_ENTRY, LIVE_COUNT,
     MANAGEMENT_KEY, MARK_DELETED, MARK_ROW_DELETED, URL_GROUP_RECORD,
 };
-use super::steps::{cancel_in, next_sequence, reclaim_marked, reclaim_marked_id, scan_page};
+use super::steps::{
+    cancel_in, json_page, next_sequence, reclaim_marked, reclaim_marked_id, scan_page,
+};
 use super::{SqliteStore, from_json, lock, optional_record, optional_value, to_json, usage};
 use crate::store::{
     ActiveRun, DlqFilter, IndexUsage, Inserted, JsonPage, Page, PageQuery, Store, StoreError,
@@ -19,6 +21,7 @@ use courier_models::{
 use rusqlite::{OptionalExtension, params, params_from_iter};
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 impl Store for SqliteStore {
     fn account(&self) -> Result<Option<MessagingAccount>, StoreError> {
@@ -194,26 +197,14 @@ impl Store for SqliteStore {
     }
 
     fn list_dlq_json(&self, query: PageQuery<'_>) -> Result<JsonPage, StoreError> {
-        self.read(|c| {
-            let (rows, next_after) = scan_page(c, query, Read::Listed)?;
-            let messages = rows
-                .into_iter()
-                .map(|Scanned { text, stand_in, .. }| {
-                    if stand_in {
-                        // A row from before migration 4: its list shape made from the record.
-                        to_json(&WorkflowDlqMessage::from(from_json::<FailedWorkflowRun>(
-                            &text,
-                        )?))
-                    } else {
-                        Ok(text)
-                    }
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(JsonPage {
-                messages,
-                next_after,
-            })
-        })
+        // Before the read: a write that commits from here on moves the generation past it,
+        // so the page is never kept as newer than it is (`KeepWhile`).
+        let generation = self.list_generation.load(Ordering::Acquire);
+        self.read(|c| json_page(c, query, generation))
+    }
+
+    fn list_generation(&self) -> Option<u64> {
+        Some(self.list_generation.load(Ordering::Acquire))
     }
 
     fn delete_dlq_ids(&self, ids: &[String], min_created_at: i64) -> Result<u64, StoreError> {

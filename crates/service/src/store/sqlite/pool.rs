@@ -102,6 +102,7 @@ impl SqliteStore {
             readers_available: std::sync::Condvar::new(),
             readers_waiting: std::sync::atomic::AtomicUsize::new(0),
             readers_opened: std::sync::atomic::AtomicUsize::new(0),
+            list_generation: std::sync::atomic::AtomicU64::new(0),
             pacing: Mutex::new(ReclaimPacing::default()),
         };
         // A full disk at start is no reason to refuse reads and deletes: start degraded. A
@@ -249,7 +250,12 @@ impl SqliteStore {
         let transaction =
             connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let result = work(&transaction)?;
-        transaction.commit()?;
+        let committed = transaction.commit();
+        // After the commit, whatever its outcome (a failed one changes nothing, and moving on
+        // costs only a kept page): a reader that sees the new number sees the write.
+        self.list_generation
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+        committed?;
         Ok(result)
     }
 

@@ -223,12 +223,16 @@ fn retention_floor_to_test(
     connection: &Connection,
     min_created_at: i64,
 ) -> Result<Option<i64>, StoreError> {
-    let oldest: Option<i64> = connection
-        .prepare_cached("SELECT MIN(created_at) FROM dlq_rows")?
-        .query_row([], |row| row.get(0))?;
-    Ok(oldest
+    Ok(oldest_created_at(connection)?
         .filter(|&oldest| oldest < min_created_at)
         .map(|_| min_created_at))
+}
+
+/// The `createdAt` of the oldest stored entry, deleted or not (`None`: none is stored).
+pub(super) fn oldest_created_at(connection: &Connection) -> Result<Option<i64>, StoreError> {
+    Ok(connection
+        .prepare_cached("SELECT MIN(created_at) FROM dlq_rows")?
+        .query_row([], |row| row.get(0))?)
 }
 
 /// Runs [`scan_queries`] and merges their pages into the first `take` entries.

@@ -1,10 +1,11 @@
 //! Steps the [`Store`](crate::store::Store) methods share: each runs inside the caller's
 //! transaction (or read), so a method composes them and stays one transaction.
 
-use super::optional_value;
-use super::scan::{Read, Scanned, scan};
+use super::scan::{Read, Scanned, oldest_created_at, scan};
 use super::schema::{MARK_DELETED, RECLAIM_ROWS, RECLAIM_TOMBSTONES};
-use crate::store::{PageQuery, StoreError, cancelled_run_was_there, cut_page};
+use super::{from_json, optional_value, to_json};
+use crate::store::{JsonPage, KeepWhile, PageQuery, StoreError, cancelled_run_was_there, cut_page};
+use courier_models::{FailedWorkflowRun, WorkflowDlqMessage};
 use rusqlite::{Transaction, params};
 
 /// Reserves `count` numbers of the id sequence; the first of them.
@@ -58,6 +59,43 @@ pub(super) fn scan_page(
     } = query;
     let rows = scan(c, filter, after, limit + 1, min_created_at, read)?;
     Ok(cut_page(rows, limit, |row| &row.dlq_id))
+}
+
+/// A list page as stored JSON, and whether it may be kept: only when the retention floor hid
+/// nothing, since then every floor up to the oldest stored entry gives the same page.
+/// `generation` is the store's list generation read before this read began.
+pub(super) fn json_page(
+    c: &rusqlite::Connection,
+    query: PageQuery<'_>,
+    generation: u64,
+) -> Result<JsonPage, StoreError> {
+    let (rows, next_after) = scan_page(c, query, Read::Listed)?;
+    let oldest = oldest_created_at(c)?;
+    let messages = rows
+        .into_iter()
+        .map(|Scanned { text, stand_in, .. }| {
+            if stand_in {
+                // A row from before migration 4: its list shape made from the record.
+                to_json(&WorkflowDlqMessage::from(from_json::<FailedWorkflowRun>(
+                    &text,
+                )?))
+            } else {
+                Ok(text)
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let keep = match oldest {
+        Some(oldest) if oldest < query.min_created_at => None,
+        oldest => Some(KeepWhile {
+            generation,
+            floor_up_to: oldest.unwrap_or(i64::MAX),
+        }),
+    };
+    Ok(JsonPage {
+        messages,
+        next_after,
+        keep,
+    })
 }
 
 /// Removes up to `at_most` marked entries for good (see [`RECLAIM_ROWS`]); how many.
