@@ -105,7 +105,7 @@ impl CommonArgs {
 
     /// These settings with what the profile adds where neither a flag nor a variable said.
     fn with_profile(&self) -> Result<CommonArgs, Failure> {
-        let Some(profile) = Profile::load(self.profile.as_deref())? else {
+        let Some(profile) = Profile::load(self.profile.as_deref()).map_err(Failure::usage)? else {
             return Ok(self.clone());
         };
         let mut merged = self.clone();

@@ -1,8 +1,10 @@
 //! Named profiles: several services in one file (`[staging]`, `[local]`, …), chosen with
 //! `--profile NAME` or `COURIER_PROFILE`, as users of gh and aws expect. A profile fills in only
 //! what neither a flag nor a variable gave.
+//!
+//! A refusal is its message alone (the caller makes it a usage failure), so this module needs
+//! nothing of the command line: the fuzz target `profiles` compiles it by itself.
 
-use super::exit::Failure;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -39,27 +41,27 @@ pub fn profiles_path() -> Option<PathBuf> {
 impl Profile {
     /// The profile `name` (else `default`) of the profiles file. A named profile that is not
     /// there is an error; no file and no name is no profile.
-    pub fn load(name: Option<&str>) -> Result<Option<Profile>, Failure> {
+    pub fn load(name: Option<&str>) -> Result<Option<Profile>, String> {
         let path = profiles_path();
         let text = match path.as_ref().map(std::fs::read_to_string) {
             Some(Ok(text)) => text,
             Some(Err(error)) if error.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Failure::usage(format!(
+                return Err(format!(
                     "cannot read the profiles file {}: {error}",
                     path.as_ref()
                         .map(|p| p.display().to_string())
                         .unwrap_or_default()
-                )));
+                ));
             }
             _ => {
                 return match name {
                     None => Ok(None),
-                    Some(name) => Err(Failure::usage(format!(
+                    Some(name) => Err(format!(
                         "no profile `{name}`: there is no profiles file (looked for {})",
                         path.map(|p| p.display().to_string()).unwrap_or_else(|| {
                             "COURIER_CONFIG or ~/.config/courier/profiles.toml".into()
                         })
-                    ))),
+                    )),
                 };
             }
         };
@@ -74,18 +76,15 @@ impl Profile {
         text: &str,
         name: Option<&str>,
         path: &std::path::Path,
-    ) -> Result<Option<Profile>, Failure> {
+    ) -> Result<Option<Profile>, String> {
         let mut profiles: BTreeMap<String, Profile> = toml::from_str(text).map_err(|error| {
-            Failure::usage(format!(
-                "the profiles file {} is not valid: {error}",
-                path.display()
-            ))
+            format!("the profiles file {} is not valid: {error}", path.display())
         })?;
         match name {
             None => Ok(profiles.remove(DEFAULT_PROFILE)),
             Some(name) => profiles.remove(name).map(Some).ok_or_else(|| {
                 let known: Vec<&String> = profiles.keys().collect();
-                Failure::usage(format!(
+                format!(
                     "no profile `{name}` in {} (it has: {})",
                     path.display(),
                     known
@@ -93,7 +92,7 @@ impl Profile {
                         .map(|k| k.as_str())
                         .collect::<Vec<_>>()
                         .join(", ")
-                ))
+                )
             }),
         }
     }
