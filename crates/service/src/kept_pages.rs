@@ -3,7 +3,7 @@
 //! (`docs/decisions.md#d21-kept-list-pages`).
 //!
 //! A list of 100 entries reads 101 rows; most of its time went there and to the trip through
-//! the blocking pool, not to sending the bytes (BENCHMARKS.md, "Issue 30"). A kept page costs a
+//! the blocking pool, not to sending the bytes (BENCHMARKS.md, "Findings"). A kept page costs a
 //! lock and a hash. It is never served past a write: the store says which generation of its
 //! data a page was read from ([`KeepWhile`]), every committed write moves the generation on,
 //! and a page is served only while the generation is the same and the retention floor has not
