@@ -15,12 +15,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-# One copy, at one path, for every drill: cargo keys path packages by their path and judges
-# freshness by mtime, so a second copy elsewhere would reuse the first one's build (its xtask
-# included, paths compiled in), and files restored with their old mtimes would pass for fresh.
-# Hence the same path each time, and extraction with new mtimes (`tar -m`).
+# One copy, at one path, for every drill: cargo judges freshness by mtime, so files restored
+# with their old mtimes would pass for fresh. Hence extraction with new mtimes (`tar -m`).
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
+# The tree's own xtask generates into each copy (COURIER_XTASK_ROOT), so no copy builds one.
+cargo build --quiet -p xtask
+xtask=$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/xtask
+# The copies are checked in the tree's target directory, so the dependencies checked there
+# already (by clippy) are not checked again. Cargo keys path packages by their path relative
+# to the workspace root, so a copy's packages would pass for the tree's own: every member gets a
+# profile override that changes nothing in a check (codegen units), which keys them apart.
+apart=()
+for member in $(cargo metadata --no-deps --format-version 1 | python3 -c 'import json, sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["packages"]))'); do
+  apart+=(--config "profile.dev.package.$member.codegen-units=255")
+done
 
 # drill NAME EXPECTED_PREFIX PYTHON_EDIT: copies the tree, applies the edit to the spec,
 # regenerates, and checks that every compile error is under EXPECTED_PREFIX (and that there is one).
@@ -32,11 +41,9 @@ drill() {
   (
     cd "$copy"
     python3 -c "$edit"
-    # A target directory of its own: cargo hashes path packages relative to the workspace root,
-    # so in the main one the copy's xtask would pass for the tree's own (compiled-in paths and all).
-    export CARGO_TARGET_DIR=$root/target/spec-drill
-    cargo xtask codegen
-    errors=$(cargo check --workspace --all-targets --message-format short 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: error' || true)
+    COURIER_XTASK_ROOT=$copy "$xtask" codegen
+    errors=$(CARGO_TARGET_DIR=$(dirname "$(dirname "$xtask")") cargo check "${apart[@]}" \
+      --workspace --all-targets --message-format short 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: error' || true)
     echo "compile errors after $name:"
     echo "${errors:-  (none)}"
     [ -n "$errors" ] || { echo "the compiler named no place: the change would be silently ignored" >&2; exit 1; }

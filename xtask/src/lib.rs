@@ -222,9 +222,16 @@ pub fn write_files(root: &Path, files: &[GeneratedFile]) -> std::io::Result<Vec<
     Ok(changed)
 }
 
-/// The workspace root: the parent of this crate's directory.
+/// The workspace root: the parent of this crate's directory, or `COURIER_XTASK_ROOT` when set
+/// (`scripts/spec-drill.sh` runs the tree's own build of xtask on copies of the tree, so that
+/// the copies need no xtask build of their own).
 pub fn workspace_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives inside the workspace")
+    static ROOT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| match std::env::var_os("COURIER_XTASK_ROOT") {
+        Some(root) if !root.is_empty() => root.into(),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("xtask lives inside the workspace")
+            .to_owned(),
+    })
 }
