@@ -437,11 +437,9 @@ async fn sigkill_during_bulk_delete_and_inserts_loses_or_tears_nothing() {
         .map(|n| entry(&base_id(n), n, created_at))
         .collect();
     fill(filled.path(), &base).await;
+    // The earliest kill lands before the first delete page is acknowledged (a kill at once
+    // landed there too, so it was dropped: each scenario costs ~10 s of checking 50,000 entries).
     let scenarios = [
-        Scenario {
-            kill: KillPoint::After(Duration::ZERO),
-            rotate: false,
-        },
         Scenario {
             kill: KillPoint::After(Duration::from_millis(50)),
             rotate: true,
