@@ -18,8 +18,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# A debug build of the tool itself: it only starts cargo and libFuzzer, and builds in 33 s here
+# instead of 55.
 command -v cargo-fuzz >/dev/null \
-  || cargo install --quiet --locked cargo-fuzz --version '^0.13'
+  || cargo install --quiet --locked --debug cargo-fuzz --version '^0.13'
 # The sanitizer and coverage flags cargo-fuzz passes are unstable options; the machine's one
 # (stable) toolchain accepts them with this, so no nightly toolchain is needed.
 export RUSTC_BOOTSTRAP=1
