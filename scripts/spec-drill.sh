@@ -14,20 +14,28 @@
 # delete) or names any other place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 # One copy, at one path, for every drill: cargo judges freshness by mtime, so files restored
 # with their old mtimes would pass for fresh. Hence extraction with new mtimes (`tar -m`).
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 # The tree's own xtask generates into each copy (COURIER_XTASK_ROOT), so no copy builds one.
 cargo build --quiet -p xtask
-xtask=$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/xtask
+# The tree's target directory, then its members, from one `cargo metadata`.
+mapfile -t metadata < <(cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+metadata = json.load(sys.stdin)
+print(metadata["target_directory"])
+for package in metadata["packages"]:
+    print(package["name"])')
+target=${metadata[0]}
+xtask=$target/debug/xtask
+[ -x "$xtask" ] || { echo "spec-drill: no xtask at $xtask (cargo metadata failed?)" >&2; exit 1; }
 # The copies are checked in the tree's target directory, so the dependencies checked there
 # already (by clippy) are not checked again. Cargo keys path packages by their path relative
 # to the workspace root, so a copy's packages would pass for the tree's own: every member gets a
 # profile override that changes nothing in a check (codegen units), which keys them apart.
 apart=()
-for member in $(cargo metadata --no-deps --format-version 1 | python3 -c 'import json, sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["packages"]))'); do
+for member in "${metadata[@]:1}"; do
   apart+=(--config "profile.dev.package.$member.codegen-units=255")
 done
 
@@ -42,7 +50,7 @@ drill() {
     cd "$copy"
     python3 -c "$edit"
     COURIER_XTASK_ROOT=$copy "$xtask" codegen
-    errors=$(CARGO_TARGET_DIR=$(dirname "$(dirname "$xtask")") cargo check "${apart[@]}" \
+    errors=$(CARGO_TARGET_DIR=$target cargo check "${apart[@]}" \
       --workspace --all-targets --message-format short 2>&1 | grep -E '^[^ ]+:[0-9]+:[0-9]+: error' || true)
     echo "compile errors after $name:"
     echo "${errors:-  (none)}"
