@@ -6,7 +6,7 @@
 # entries, bulk delete against reading the same entries, restart, fresh services (in process, as
 # a process, a suite of them), and the build cost of the crates. The report opens with the table
 # of the performance targets.
-# Usage: bench/run.sh            full run (~30 min on 2 cores, ~15 without build costs), writes BENCHMARKS.md
+# Usage: bench/run.sh            full run (~35 min on 2 cores, ~20 without build costs), writes BENCHMARKS.md
 #        bench/run.sh --smoke    seconds-long run for CI: debug build, tiny store, 1 s loads, no
 #                                thresholds, no Prism, no build cost; writes target/bench-smoke.md
 # Knobs (environment): BENCH_RUNS (repeats per figure, default 3), BENCH_SECONDS (wrk duration,
@@ -146,7 +146,8 @@ mem=$(free -h | awk '/^Mem:/ {print $2 " total, " $7 " available"}')
 # --- part 1: courier against Prism ----------------------------------------------------------
 log "part 1: throughput and latency on the $mid-entry store"
 start_server "$work/d$mid"
-export BENCH_IDS="$work/ids$mid.txt" BENCH_TOKEN="$token"
+# BENCH_LIST_PATH: the list bench/unkept-pages.lua asks in part 1 (part 2 names one per call).
+export BENCH_IDS="$work/ids$mid.txt" BENCH_TOKEN="$token" BENCH_LIST_PATH=$list100
 if [ "$smoke" -eq 0 ]; then
   log "starting Prism (npx @stoplight/prism-cli@5.14.2)"
   setsid npx --yes @stoplight/prism-cli@5.14.2 mock spec/openapi.yaml -h 127.0.0.1 -p "$prism_port" \
@@ -165,9 +166,8 @@ fi
 log "saving courier's answers for the limits"
 save_answers "$base" "$work/ids$mid.txt" "$list100" "$work/www"
 nginx_base="http://127.0.0.1:$nginx_port"
-# The lists repeat one request, which the service answers from a kept page after the first;
-# the last row asks the same page under a key no request repeats, so every answer is read from
-# the store (bench/unkept-pages.lua).
+# The lists repeat one request, answered from a kept page after the first; the last row asks
+# the same page under a key no request repeats, so it reads the store (bench/unkept-pages.lua).
 names=("get one failed run" "list, count=100" "list, two filters" "URL group get" "list, count=100, read from the store each time")
 paths=("/v2/workflows/dlq/ID" "$list100" "$two_filters" "$url_group" "$list100&fromDate=1")
 scripts=("bench/get-one.lua" "" "" "" "bench/unkept-pages.lua")

@@ -1,7 +1,7 @@
--- wrk script for bench/run.sh: a list (BENCH_LIST_PATH, default the first page of 100) with a
--- `fromDate` that no request repeats (far below every entry's createdAt, so the page is the
--- same entries), so the service can never send a page it kept: every request reads the store.
-local path = os.getenv("BENCH_LIST_PATH") or "/v2/workflows/dlq?count=100"
+-- wrk script for bench/run.sh: the list BENCH_LIST_PATH names, with a `fromDate` that no
+-- request repeats (far below every entry's createdAt, so the page is the same entries), so the
+-- service can never send a page it kept: every request reads the store.
+local path = assert(os.getenv("BENCH_LIST_PATH"), "BENCH_LIST_PATH names the list")
 local threads = 0
 function setup(thread)
   threads = threads + 1
