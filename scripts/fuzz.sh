@@ -71,8 +71,9 @@ run_target() {
   executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
   coverage=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
   units=$(ls "$corpus" | wc -l)
-  printf '| `%s` | %s | %s | %s | %s | %s |\n' "$target" "$((SECONDS - started))" \
-    "${executions:-?}" "${coverage:-?}" "$units" "$verdict" | tee -a "$results"
+  printf '| `%s` | %s | %s | %s | %s | %s | %s |\n' "$target" "$(date -u +%Y-%m-%d)" \
+    "$((SECONDS - started))" "${executions:-?}" "${coverage:-?}" "$units" "$verdict" \
+    | tee -a "$results"
   rm -rf "$corpus" "$log"
 }
 
@@ -90,17 +91,29 @@ mapfile -t failed < "$failures"
 rm -f "$failures"
 
 if [ -n "$record" ]; then
+  # Each row is its target's latest recorded run: the rows of targets this run left out are kept,
+  # so the hour-long run can be done a few targets at a time.
+  kept=$(mktemp)
+  if [ -f RESULTS.md ]; then
+    grep -E '^\| `[a-z_]+` \|' RESULTS.md | while IFS= read -r row; do
+      name=$(echo "$row" | cut -d'`' -f2)
+      grep -q "^| \`$name\` |" "$results" || echo "$row"
+    done > "$kept"
+  fi
   {
     echo "# Fuzzing figures"
     echo
-    echo "Written by \`bash scripts/fuzz.sh --seconds $seconds --record\` on $(date -u +%Y-%m-%d),"
-    echo "$(nproc) cores, $(rustc --version | cut -d' ' -f1-2) with RUSTC_BOOTSTRAP=1, each target from"
-    echo "its committed seeds (fuzz/seeds/), address sanitizer and debug assertions on."
+    echo "Each row is the latest run of its target recorded by \`bash scripts/fuzz.sh --seconds N"
+    echo "--record\` (N is the row's seconds), $parallel targets at a time on $(nproc) cores,"
+    echo "$(rustc --version | cut -d' ' -f1-2) with RUSTC_BOOTSTRAP=1, optimisation level"
+    echo "${CARGO_PROFILE_RELEASE_OPT_LEVEL:-3}, each target from its committed seeds (fuzz/seeds/),"
+    echo "address sanitizer and debug assertions on."
     echo
-    echo "| target | seconds | executions | coverage (libFuzzer cov / ft) | corpus at the end | result |"
-    echo "|---|---|---|---|---|---|"
-    cat "$results"
+    echo "| target | run on | seconds | executions | coverage (libFuzzer cov / ft) | corpus at the end | result |"
+    echo "|---|---|---|---|---|---|---|"
+    sort "$results" "$kept"
   } > RESULTS.md
+  rm -f "$kept"
   echo "fuzz: figures written to fuzz/RESULTS.md"
 fi
 rm -f "$results"
