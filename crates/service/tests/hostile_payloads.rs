@@ -1,7 +1,12 @@
-//! Hostile input to the service's own parsers: cursor decoding and every admin
-//! payload, on arbitrary bytes, arbitrary JSON and valid payloads with one field replaced. Never
-//! a panic; a refusal always says what was wrong; what is accepted keeps the parser's promises.
+//! Hostile input to the service's own parsers: cursor decoding, every admin payload (on
+//! arbitrary bytes, arbitrary JSON and valid payloads with one field replaced) and the console's
+//! DLQ filter query on its way from page to page. Never a panic; a refusal always says what was
+//! wrong; what is accepted keeps the parser's promises.
 
+#[path = "support/console_filters.rs"]
+mod console_filters;
+
+use courier_server::DeleteWorkflowDlqBulkRequest;
 use courier_service::account::default_account;
 use courier_service::admin::{
     LIMIT_FIELDS, parse_dlq_batch, parse_limits_patch, parse_run_batch, parse_search_index,
@@ -212,6 +217,61 @@ proptest! {
         let issued = cursor::encode(&id);
         prop_assert!(is_cursor_shaped(&issued), "{issued}");
         prop_assert_eq!(cursor::decode(&issued), Ok(id));
+    }
+}
+
+/// A console query: the bulk delete's keys (the list's and `dlqIds`) and a few others, with
+/// values valid and not, empty form fields and encoded commas among them.
+fn console_query() -> impl Strategy<Value = String> {
+    let key = prop_oneof![
+        4 => select(DeleteWorkflowDlqBulkRequest::QUERY_KEYS.to_vec()).prop_map(str::to_owned),
+        1 => select(vec!["period", "Label", ""]).prop_map(str::to_owned),
+        1 => "[a-zA-Z%=]{1,6}",
+    ];
+    let value = prop_oneof![
+        select(vec![
+            "",
+            "a",
+            "a,b",
+            "a%2Cb",
+            "a,,b",
+            ",",
+            "1761240000000",
+            "-1",
+            "25",
+            "1000",
+            "1001",
+            "CALLBACK_FAIL",
+            "callback_fail",
+            "d1.aa",
+            "d1.3137",
+            "true",
+            "192.0.2.44",
+            "https%3A%2F%2Fx.example%2Fwf",
+            "x+y",
+            "%zz",
+            "%E2%82%AC",
+        ])
+        .prop_map(str::to_owned),
+        "[ -~]{0,8}",
+    ];
+    vec((key, value), 0..6).prop_map(|pairs| {
+        pairs
+            .into_iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    })
+}
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    #[test]
+    fn the_console_reads_its_filters_alike_on_every_page(text in console_query()) {
+        if let Some(raw) = console_filters::query_of_a_request(&text) {
+            console_filters::check_console_filters(&raw);
+        }
     }
 }
 

@@ -1,7 +1,10 @@
 //! What the console shows and does: its filters and pages equal to the API's listing, bulk
 //! delete and cancel as the API sees them, every page with demo data, and where it is served.
 
-use super::{api_list, attribute_after, client, page, row_ids, send, signed_in, start, submit};
+use super::{
+    api_get_status, api_list, attribute_after, client, page, row_ids, send, signed_in, start,
+    submit,
+};
 use crate::common::Courier;
 use reqwest::StatusCode;
 
@@ -95,6 +98,44 @@ async fn bulk_delete_states_the_count_and_deletes_what_the_api_matches() {
     );
     let (_, html) = page(base, &redirected, &cookie).await;
     assert!(html.contains(&format!("Deleted {} entr", matching.len())));
+}
+
+#[tokio::test]
+async fn a_delete_by_id_confirms_the_ids_and_goes_back_to_a_list_that_reads() {
+    let (courier, _data, cookie) = signed_in().await;
+    let base = &courier.management;
+    let (_, labelled, _) = api_list(base, "label=beta").await;
+    let ids = &labelled[..2];
+    let query = format!("dlqIds={}&dlqIds={}&label=beta", ids[0], ids[1]);
+
+    let (status, html) = page(base, &format!("/console/bulk-delete?{query}"), &cookie).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        attribute_after(&html, "id=\"bulk-count\"", "data-count").as_deref(),
+        Some("2")
+    );
+    // The list has no `dlqIds` filter: "Cancel" keeps the other filters, and the list reads them.
+    let cancel = attribute_after(&html, "class=\"actions-row\"", "href").expect("a Cancel link");
+    assert_eq!(cancel, "/console/dlq?label=beta");
+    assert_eq!(page(base, &cancel, &cookie).await.0, StatusCode::OK);
+
+    let action = attribute_after(&html, "id=\"bulk-count\"", "action")
+        .expect("the confirmation's form")
+        .replace("&amp;", "&");
+    assert_eq!(action, format!("/console/bulk-delete?{query}"));
+    let redirected = submit(base, &action, &cookie, &html).await;
+    assert_eq!(redirected, "/console/dlq?label=beta");
+    for id in ids {
+        assert_eq!(
+            api_get_status(base, id).await,
+            StatusCode::NOT_FOUND,
+            "{id}"
+        );
+    }
+    let (status, html) = page(base, &redirected, &cookie).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Deleted 2 entries"), "{html}");
+    assert_eq!(row_ids(&html), api_list(base, "label=beta").await.1);
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@
 mod assets;
 mod auth;
 mod chart;
+pub mod filters;
 mod pages;
 mod sessions;
 mod view;

@@ -1,26 +1,13 @@
 //! Bulk delete: the confirmation that states how many entries match, and the delete itself.
 
 use super::{
-    Arc, BTreeMap, BULK_BATCH, Console, Extension, Markup, MessagingApi, PathParams, Query,
-    RawQuery, Redirect, Response, Section, State, Viewer, count_matching, count_text, form_query,
-    html, internal, invalid_filters, section_page, typed_value, view, with_query,
+    Arc, BTreeMap, Console, Extension, Markup, MessagingApi, RawQuery, Redirect, Response, Section,
+    State, Viewer, count_matching, count_text, html, internal, invalid_filters, section_page,
+    typed_value, view,
 };
+use crate::console::filters::{back_to_list, bulk_delete_action, bulk_delete_request};
 use axum::response::IntoResponse as _;
-use courier_server::{DeleteWorkflowDlqBulkRequest, DeleteWorkflowDlqBulkResponse};
-
-/// The bulk delete's request: the list filters (or `dlqIds`) of the query, parsed by the bulk
-/// delete operation's own parser; `cursor` and `count` are the console's to set.
-fn bulk_request(raw: Option<&str>) -> Result<(String, DeleteWorkflowDlqBulkRequest), String> {
-    let query = form_query(raw.unwrap_or(""), &["cursor", "count"]);
-    let query_with_batch = if query.is_empty() {
-        format!("count={BULK_BATCH}")
-    } else {
-        format!("{query}&count={BULK_BATCH}")
-    };
-    DeleteWorkflowDlqBulkRequest::parse(&PathParams::default(), &Query::parse(&query_with_batch))
-        .map(|request| (query, request))
-        .map_err(|rejection| rejection.message().to_owned())
-}
+use courier_server::DeleteWorkflowDlqBulkResponse;
 
 /// Describes the filters of a query in words, for the confirmation.
 fn filter_summary(query: &str) -> Markup {
@@ -50,7 +37,7 @@ pub async fn bulk_delete_confirm(
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let (query, request) = match bulk_request(raw.as_deref()) {
+    let (query, request) = match bulk_delete_request(raw.as_deref().unwrap_or("")) {
         Ok(parsed) => parsed,
         Err(message) => {
             return invalid_filters(&viewer, &message);
@@ -82,12 +69,12 @@ pub async fn bulk_delete_confirm(
         }
         div.actions-row {
             @if count > 0 {
-                form method="post" action=(with_query("/console/bulk-delete", &query)) {
+                form method="post" action=(bulk_delete_action(&query)) {
                     (view::csrf_field(&viewer))
                     button.danger #confirm-delete type="submit" { "Delete " (count_text((count, more))) " " (entries) }
                 }
             }
-            a.button.secondary href=(with_query("/console/dlq", &query)) { "Cancel" }
+            a.button.secondary href=(back_to_list(&query)) { "Cancel" }
         }
     };
     section_page(Section::Dlq, "Delete failed runs", &viewer, body)
@@ -100,7 +87,7 @@ pub async fn bulk_delete(
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let (query, mut request) = match bulk_request(raw.as_deref()) {
+    let (query, mut request) = match bulk_delete_request(raw.as_deref().unwrap_or("")) {
         Ok(parsed) => parsed,
         Err(message) => {
             return invalid_filters(&viewer, &message);
@@ -137,6 +124,5 @@ pub async fn bulk_delete(
             ),
         )
         .await;
-    let back = form_query(&query, &["dlqIds"]);
-    Redirect::to(&with_query("/console/dlq", &back)).into_response()
+    Redirect::to(&back_to_list(&query)).into_response()
 }

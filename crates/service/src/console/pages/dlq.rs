@@ -4,14 +4,15 @@ use super::{
     Arc, Console, DlqFilter, Extension, FailedWorkflowRun, FailureFunctionState, MILLIS_KEYS,
     Markup, MessagingApi, PAGE_SIZES, Path, PathParams, Query, RawQuery, Redirect, Response,
     STATES, Section, State, StatusCode, Viewer, WorkflowDlqMessage, count_matching, count_text,
-    encode_component, failure, form_query, html, internal, moment, not_in_dlq, now_ms, rejected,
-    typed_value, unexpected, view, with_query,
+    encode_component, failure, html, internal, moment, not_in_dlq, now_ms, rejected, typed_value,
+    unexpected, view,
 };
+use crate::console::filters::{bulk_delete_link, first_page_link, list_request, next_page_link};
 use axum::response::IntoResponse as _;
 use courier_server::{
     CancelWorkflowRunRequest, CancelWorkflowRunResponse, DeleteDlqMessageRequest,
     DeleteDlqMessageResponse, GetWorkflowDlqRequest, GetWorkflowDlqResponse,
-    ListWorkflowDlqRequest, ListWorkflowDlqResponse,
+    ListWorkflowDlqResponse,
 };
 
 /// `GET /console/dlq`: the failed runs with the list operation's filters and cursor.
@@ -20,14 +21,11 @@ pub async fn dlq_list(
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let query = form_query(raw.as_deref().unwrap_or(""), &[]);
+    let (query, request) = list_request(raw.as_deref().unwrap_or(""));
     let flash = console.sessions.take_flash(&viewer).await;
-    let request = match ListWorkflowDlqRequest::parse(&PathParams::default(), &Query::parse(&query))
-    {
+    let request = match request {
         Ok(request) => request,
-        Err(rejection) => {
-            return dlq_page(&viewer, flash, &query, Err(rejection.message().to_owned()));
-        }
+        Err(message) => return dlq_page(&viewer, flash, &query, Err(message)),
     };
     let filter = request.filter.clone();
     let page = match MessagingApi::list_workflow_dlq(&*console.service, (), request).await {
@@ -69,7 +67,6 @@ fn dlq_page(
     } else {
         StatusCode::BAD_REQUEST
     };
-    let filter_query = form_query(query, &["cursor"]);
     let paged = query.split('&').any(|pair| pair.starts_with("cursor="));
     let now = now_ms();
     let body = html! {
@@ -85,7 +82,7 @@ fn dlq_page(
                             @if count == (1, false) { "entry" } @else { "entries" }
                         }
                         @if count.0 > 0 {
-                            a.button.secondary href=(with_query("/console/bulk-delete", &form_query(&filter_query, &["count"]))) {
+                            a.button.secondary href=(bulk_delete_link(query)) {
                                 "Delete all matching…"
                             }
                         }
@@ -125,11 +122,10 @@ fn dlq_page(
                 }
                 nav.pager aria-label="Pages" {
                     @if paged {
-                        a.button.secondary href=(with_query("/console/dlq", &filter_query)) { "First page" }
+                        a.button.secondary href=(first_page_link(query)) { "First page" }
                     }
                     @if let Some(cursor) = &listing.next_cursor {
-                        @let next = if filter_query.is_empty() { format!("cursor={}", encode_component(cursor)) } else { format!("{filter_query}&cursor={}", encode_component(cursor)) };
-                        a.button #next-page rel="next" href=(with_query("/console/dlq", &next)) { "Next page" }
+                        a.button #next-page rel="next" href=(next_page_link(query, cursor)) { "Next page" }
                     }
                 }
             }

@@ -9,6 +9,7 @@
 use super::Console;
 use super::auth::Viewer;
 use super::chart::{self, Series};
+use super::filters::form_query;
 use super::view::{self, Section, encode_component, moment};
 use crate::store::{Store, StoreError};
 use crate::time::now_ms;
@@ -35,8 +36,6 @@ pub use resources::{index, indexes, stats, topics};
 /// Counting matches stops here: past it the page says "more than", so a count never costs
 /// more than reading this many ids.
 const COUNT_LIMIT: usize = 10_000;
-/// Entries a bulk delete removes per store transaction (the API's largest `count`).
-const BULK_BATCH: i64 = 1000;
 /// Page sizes offered; the API's default (100) is what an absent `count` means.
 const PAGE_SIZES: [i64; 4] = [10, 25, 50, 100];
 /// The filters that take Unix milliseconds (a number field with a date picker beside it).
@@ -51,20 +50,6 @@ const STATES: [(FailureFunctionState, &str); 4] = [
     (FailureFunctionState::CallbackCanceled, "CALLBACK_CANCELED"),
 ];
 
-/// The query of a console form: pairs with an empty value are left out, because a form sends
-/// every field and an empty field means "no filter" here, where the API calls `label=` a 400
-/// (`docs/decisions.md#d12-multi-value-encoding`). `drop` removes keys the page sets itself.
-/// Everything else reaches the generated parser unchanged.
-fn form_query(raw: &str, drop: &[&str]) -> String {
-    raw.split('&')
-        .filter(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            !value.is_empty() && !drop.contains(&key)
-        })
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
 /// The decoded values of `key` in a query, comma-joined, to refill a form field as typed.
 fn typed_value(query: &str, key: &str) -> String {
     query
@@ -78,14 +63,6 @@ fn typed_value(query: &str, key: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(",")
-}
-
-fn with_query(path: &str, query: &str) -> String {
-    if query.is_empty() {
-        path.to_owned()
-    } else {
-        format!("{path}?{query}")
-    }
 }
 
 /// An error page inside the console frame.
@@ -223,12 +200,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn empty_form_fields_are_dropped_and_the_rest_kept_raw() {
-        assert_eq!(
-            form_query("label=&callerIp=1.2.3.4&workflowUrl=a%2Cb&count=", &[]),
-            "callerIp=1.2.3.4&workflowUrl=a%2Cb"
-        );
-        assert_eq!(form_query("label=x&cursor=d1.aa", &["cursor"]), "label=x");
+    fn typed_values_are_decoded_and_comma_joined() {
         assert_eq!(typed_value("label=a&label=b+c", "label"), "a,b c");
     }
 }
