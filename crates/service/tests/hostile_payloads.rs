@@ -225,7 +225,9 @@ proptest! {
 fn console_query() -> impl Strategy<Value = String> {
     let key = prop_oneof![
         4 => select(DeleteWorkflowDlqBulkRequest::QUERY_KEYS.to_vec()).prop_map(str::to_owned),
-        1 => select(vec!["period", "Label", ""]).prop_map(str::to_owned),
+        // Keys the parsers decode: the pages' own keys spelled so that a byte-wise match misses.
+        1 => select(vec!["period", "Label", "", "%63ursor", "%63ount", "dlq%49ds", "l%61bel"])
+            .prop_map(str::to_owned),
         1 => "[a-zA-Z%=]{1,6}",
     ];
     let value = prop_oneof![

@@ -20,10 +20,24 @@ pub(crate) fn form_query(raw: &str, drop: &[&str]) -> String {
     raw.split('&')
         .filter(|pair| {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            !value.is_empty() && !drop.contains(&key)
+            !value.is_empty() && !drop.contains(&decoded_key(key).as_ref())
         })
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// A key as the generated parsers read it (`+` a space, then percent-decoded), so that a key a
+/// page sets itself is dropped however the query spells it: `%63ursor` is `cursor` to them.
+fn decoded_key(key: &str) -> std::borrow::Cow<'_, str> {
+    if key.contains(['%', '+']) {
+        let spaced = key.replace('+', " ");
+        percent_encoding::percent_decode_str(&spaced)
+            .decode_utf8_lossy()
+            .into_owned()
+            .into()
+    } else {
+        key.into()
+    }
 }
 
 fn with_query(path: &str, query: &str) -> String {
@@ -111,6 +125,7 @@ mod tests {
             "callerIp=1.2.3.4&workflowUrl=a%2Cb"
         );
         assert_eq!(form_query("label=x&cursor=d1.aa", &["cursor"]), "label=x");
+        assert_eq!(form_query("label=x&%63ursor=d1.aa", &["cursor"]), "label=x");
     }
 
     #[test]

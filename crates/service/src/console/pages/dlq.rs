@@ -28,6 +28,7 @@ pub async fn dlq_list(
         Err(message) => return dlq_page(&viewer, flash, &query, Err(message)),
     };
     let filter = request.filter.clone();
+    let paged = request.cursor.is_some();
     let page = match MessagingApi::list_workflow_dlq(&*console.service, (), request).await {
         // The API answers with the stored JSON; the console renders values.
         ListWorkflowDlqResponse::Ok(page) => match page.to_value() {
@@ -46,6 +47,7 @@ pub async fn dlq_list(
         messages: page.messages,
         next_cursor: page.cursor,
         count: count.ok(),
+        paged,
     };
     dlq_page(&viewer, flash, &query, Ok(listing))
 }
@@ -54,6 +56,8 @@ struct Listing {
     messages: Vec<WorkflowDlqMessage>,
     next_cursor: Option<String>,
     count: Option<(u64, bool)>,
+    /// Whether this is a page after the first (the query has a cursor).
+    paged: bool,
 }
 
 fn dlq_page(
@@ -67,7 +71,6 @@ fn dlq_page(
     } else {
         StatusCode::BAD_REQUEST
     };
-    let paged = query.split('&').any(|pair| pair.starts_with("cursor="));
     let now = now_ms();
     let body = html! {
         h1 { "Failed workflow runs" }
@@ -121,7 +124,7 @@ fn dlq_page(
                     }
                 }
                 nav.pager aria-label="Pages" {
-                    @if paged {
+                    @if listing.paged {
                         a.button.secondary href=(first_page_link(query)) { "First page" }
                     }
                     @if let Some(cursor) = &listing.next_cursor {
