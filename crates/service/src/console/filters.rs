@@ -20,23 +20,24 @@ pub(crate) fn form_query(raw: &str, drop: &[&str]) -> String {
     raw.split('&')
         .filter(|pair| {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            !value.is_empty() && !drop.contains(&decoded_key(key).as_ref())
+            !value.is_empty() && !drop.contains(&decoded(key).as_ref())
         })
         .collect::<Vec<_>>()
         .join("&")
 }
 
-/// A key as the generated parsers read it (`+` a space, then percent-decoded), so that a key a
-/// page sets itself is dropped however the query spells it: `%63ursor` is `cursor` to them.
-fn decoded_key(key: &str) -> std::borrow::Cow<'_, str> {
-    if key.contains(['%', '+']) {
-        let spaced = key.replace('+', " ");
+/// A key or value as the generated parsers read it (`+` a space, then percent-decoded; what is not
+/// UTF-8 replaced), so that a key a page sets itself is found however the query spells it:
+/// `%63ursor` is `cursor` to them.
+pub(crate) fn decoded(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(['%', '+']) {
+        let spaced = text.replace('+', " ");
         percent_encoding::percent_decode_str(&spaced)
             .decode_utf8_lossy()
             .into_owned()
             .into()
     } else {
-        key.into()
+        text.into()
     }
 }
 

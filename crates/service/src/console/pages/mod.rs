@@ -9,7 +9,7 @@
 use super::Console;
 use super::auth::Viewer;
 use super::chart::{self, Series};
-use super::filters::form_query;
+use super::filters::{decoded, form_query};
 use super::view::{self, Section, encode_component, moment};
 use crate::store::{Store, StoreError};
 use crate::time::now_ms;
@@ -55,12 +55,8 @@ fn typed_value(query: &str, key: &str) -> String {
     query
         .split('&')
         .filter_map(|pair| pair.split_once('='))
-        .filter(|(name, _)| *name == key)
-        .map(|(_, value)| {
-            percent_encoding::percent_decode_str(&value.replace('+', " "))
-                .decode_utf8_lossy()
-                .into_owned()
-        })
+        .filter(|(name, _)| decoded(name) == key)
+        .map(|(_, value)| decoded(value).into_owned())
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -202,5 +198,6 @@ mod tests {
     #[test]
     fn typed_values_are_decoded_and_comma_joined() {
         assert_eq!(typed_value("label=a&label=b+c", "label"), "a,b c");
+        assert_eq!(typed_value("l%61bel=%E2%82%AC", "label"), "€");
     }
 }
