@@ -24,6 +24,13 @@ fn decode(raw: &str) -> Option<String> {
         .map(|s| s.into_owned())
 }
 
+/// A key as [`Query::parse`] reads it: form-decoded, or kept as sent when that is not UTF-8. For
+/// code that passes a query on and must recognise its keys as the parsers will, however they are
+/// spelled (`%63ursor` is `cursor`).
+pub fn decode_key(raw: &str) -> String {
+    decode(raw).unwrap_or_else(|| raw.to_owned())
+}
+
 /// One value as a parameter takes it: decoded, and neither undecodable nor empty; the 400 of
 /// each case says what `not_utf8` and `empty` say.
 fn decode_value(
@@ -46,9 +53,7 @@ impl Query {
             .filter(|part| !part.is_empty())
             .map(|part| {
                 let (key, value) = part.split_once('=').unwrap_or((part, ""));
-                let key = decode(key)
-                    .unwrap_or_else(|| String::from_utf8_lossy(key.as_bytes()).into_owned());
-                (key, value.to_owned())
+                (decode_key(key), value.to_owned())
             })
             .collect();
         Query { pairs }

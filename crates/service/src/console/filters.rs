@@ -5,7 +5,7 @@
 //! carry it from one step to the next, and they are public so that the `console_filters` fuzz
 //! target can check that each step reads the filters the step before showed.
 
-use courier_server::query::Query;
+use courier_server::query::{Query, decode_key};
 use courier_server::runtime::PathParams;
 use courier_server::{DeleteWorkflowDlqBulkRequest, ListWorkflowDlqRequest};
 
@@ -14,31 +14,17 @@ pub const BULK_BATCH: i64 = 1000;
 
 /// The query of a console form: pairs with an empty value are left out, because a form sends
 /// every field and an empty field means "no filter" here, where the API calls `label=` a 400
-/// (`docs/decisions.md#d12-multi-value-encoding`). `drop` removes keys the page sets itself.
+/// (`docs/decisions.md#d12-multi-value-encoding`). `drop` removes keys the page sets itself,
+/// however the query spells them.
 /// Everything else reaches the generated parser unchanged.
 pub(crate) fn form_query(raw: &str, drop: &[&str]) -> String {
     raw.split('&')
         .filter(|pair| {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            !value.is_empty() && !drop.contains(&decoded(key).as_ref())
+            !value.is_empty() && !drop.contains(&decode_key(key).as_str())
         })
         .collect::<Vec<_>>()
         .join("&")
-}
-
-/// A key or value as the generated parsers read it (`+` a space, then percent-decoded; what is not
-/// UTF-8 replaced), so that a key a page sets itself is found however the query spells it:
-/// `%63ursor` is `cursor` to them.
-pub(crate) fn decoded(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.contains(['%', '+']) {
-        let spaced = text.replace('+', " ");
-        percent_encoding::percent_decode_str(&spaced)
-            .decode_utf8_lossy()
-            .into_owned()
-            .into()
-    } else {
-        text.into()
-    }
 }
 
 fn with_query(path: &str, query: &str) -> String {

@@ -5,19 +5,19 @@ use super::{
     State, Viewer, count_matching, count_text, html, internal, invalid_filters, section_page,
     typed_value, view,
 };
-use crate::console::filters::{back_to_list, bulk_delete_action, bulk_delete_request, decoded};
+use crate::console::filters::{back_to_list, bulk_delete_action, bulk_delete_request};
 use axum::response::IntoResponse as _;
 use courier_server::DeleteWorkflowDlqBulkResponse;
+use courier_server::query::decode_key;
 
 /// Describes the filters of a query in words, for the confirmation.
 fn filter_summary(query: &str) -> Markup {
     let mut by_key: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, _) = pair.split_once('=').unwrap_or((pair, ""));
-        let key = decoded(key);
-        by_key
-            .entry(key.clone().into_owned())
-            .or_insert_with(|| vec![typed_value(query, &key)]);
+        let key = decode_key(key);
+        let values = typed_value(query, &key);
+        by_key.entry(key).or_insert_with(|| vec![values]);
     }
     html! {
         @if by_key.is_empty() {

@@ -9,7 +9,7 @@
 use super::Console;
 use super::auth::Viewer;
 use super::chart::{self, Series};
-use super::filters::{decoded, form_query};
+use super::filters::form_query;
 use super::view::{self, Section, encode_component, moment};
 use crate::store::{Store, StoreError};
 use crate::time::now_ms;
@@ -18,7 +18,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use courier_models::{DlqFilter, FailedWorkflowRun, FailureFunctionState, WorkflowDlqMessage};
-use courier_server::query::Query;
+use courier_server::query::{Query, decode_key};
 use courier_server::runtime::PathParams;
 use courier_server::{ManagementApi, MessagingApi};
 use maud::{Markup, html};
@@ -50,13 +50,18 @@ const STATES: [(FailureFunctionState, &str); 4] = [
     (FailureFunctionState::CallbackCanceled, "CALLBACK_CANCELED"),
 ];
 
-/// The decoded values of `key` in a query, comma-joined, to refill a form field as typed.
+/// The decoded values of `key` (however the query spells it) in a query, comma-joined, to refill
+/// a form field as typed.
 fn typed_value(query: &str, key: &str) -> String {
     query
         .split('&')
         .filter_map(|pair| pair.split_once('='))
-        .filter(|(name, _)| decoded(name) == key)
-        .map(|(_, value)| decoded(value).into_owned())
+        .filter(|(name, _)| decode_key(name) == key)
+        .map(|(_, value)| {
+            percent_encoding::percent_decode_str(&value.replace('+', " "))
+                .decode_utf8_lossy()
+                .into_owned()
+        })
         .collect::<Vec<_>>()
         .join(",")
 }
