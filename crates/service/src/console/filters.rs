@@ -15,8 +15,7 @@ pub const BULK_BATCH: i64 = 1000;
 /// The query of a console form: pairs with an empty value are left out, because a form sends
 /// every field and an empty field means "no filter" here, where the API calls `label=` a 400
 /// (`docs/decisions.md#d12-multi-value-encoding`). `drop` removes keys the page sets itself,
-/// however the query spells them.
-/// Everything else reaches the generated parser unchanged.
+/// however the query spells them. Everything else reaches the generated parser unchanged.
 pub(crate) fn form_query(raw: &str, drop: &[&str]) -> String {
     raw.split('&')
         .filter(|pair| {
@@ -45,7 +44,7 @@ pub fn list_request(raw: &str) -> (String, Result<ListWorkflowDlqRequest, String
 }
 
 /// The list page's query without its cursor: what its pager and its delete link carry on.
-pub(crate) fn list_filters(list_query: &str) -> String {
+fn list_filters(list_query: &str) -> String {
     form_query(list_query, &["cursor"])
 }
 
