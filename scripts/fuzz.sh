@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
+# What this run was asked, for the figures it records.
+invocation="bash scripts/fuzz.sh $*"
 seconds=60
 record=""
 only=""
@@ -103,11 +105,12 @@ if [ -n "$record" ]; then
   {
     echo "# Fuzzing figures"
     echo
-    echo "Each row is the latest run of its target recorded by \`bash scripts/fuzz.sh --seconds N"
-    echo "--record\` (N is the row's seconds), $parallel targets at a time on $(nproc) cores,"
-    echo "$(rustc --version | cut -d' ' -f1-2) with RUSTC_BOOTSTRAP=1, optimisation level"
-    echo "${CARGO_PROFILE_RELEASE_OPT_LEVEL:-3}, each target from its committed seeds (fuzz/seeds/),"
-    echo "address sanitizer and debug assertions on."
+    echo "Each row is the latest run of its target recorded by \`scripts/fuzz.sh --record\`, from its"
+    echo "committed seeds (fuzz/seeds/), address sanitizer and debug assertions on. The run that wrote"
+    echo "this file last was \`$invocation\` on $(date -u +%Y-%m-%d): $(wc -w <<< "$targets") target(s),"
+    echo "$parallel at a time on $(nproc) cores, $(rustc --version | cut -d' ' -f1-2) with RUSTC_BOOTSTRAP=1,"
+    echo "optimisation level ${CARGO_PROFILE_RELEASE_OPT_LEVEL:-3}. The rows of other targets are kept from"
+    echo "earlier runs (this file's history says how each ran)."
     echo
     echo "| target | run on | seconds | executions | coverage (libFuzzer cov / ft) | corpus at the end | result |"
     echo "|---|---|---|---|---|---|---|"
