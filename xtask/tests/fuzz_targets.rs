@@ -4,17 +4,14 @@
 //! The fuzz directory is a workspace of its own that `cargo test` never builds, so without this
 //! a target could be added, renamed or dropped while the documents kept describing the old set.
 
+use courier_conformance::interface::{Table, tables};
+use courier_conformance::paths::read;
 use std::collections::BTreeSet;
 use xtask::workspace_root;
 
-fn read(relative: &str) -> String {
-    std::fs::read_to_string(workspace_root().join(relative))
-        .unwrap_or_else(|error| panic!("{relative}: {error}"))
-}
-
 /// The targets cargo-fuzz builds: the `[[bin]]` sections of the fuzz workspace's manifest.
 fn fuzz_targets() -> BTreeSet<String> {
-    let manifest: toml::Table = read("fuzz/Cargo.toml")
+    let manifest: toml::Table = read(&workspace_root().join("fuzz/Cargo.toml"))
         .parse()
         .expect("fuzz/Cargo.toml is TOML");
     let bins = manifest["bin"].as_array().expect("[[bin]] sections");
@@ -29,24 +26,39 @@ fn fuzz_targets() -> BTreeSet<String> {
     targets
 }
 
-/// The rows of a markdown table whose first cell is a target's name in backticks, by name.
-fn rows_by_target(markdown: &str) -> Vec<(String, Vec<String>)> {
-    markdown
-        .lines()
-        .filter_map(|line| {
-            let (name, rest) = line.strip_prefix("| `")?.split_once("` |")?;
-            let cells = rest
-                .trim_end_matches('|')
-                .split('|')
-                .map(|cell| cell.trim().to_owned())
-                .collect();
-            Some((name.to_owned(), cells))
+/// The table of `document` (under `fuzz/`) with a `target` column, and that column's index,
+/// after checking that it has one row for each target of `fuzz/Cargo.toml` and no other.
+fn target_table(document: &str, how_to_add_a_row: &str) -> (Table, usize) {
+    let text = read(&workspace_root().join("fuzz").join(document));
+    let (table, column) = tables(&text)
+        .into_iter()
+        .find_map(|table| {
+            let column = table.column(&["target"])?;
+            Some((table, column))
         })
-        .collect()
+        .unwrap_or_else(|| panic!("fuzz/{document} has no table with a `target` column"));
+    let mut named = BTreeSet::new();
+    for row in &table.rows {
+        assert!(
+            named.insert(row[column].clone()),
+            "fuzz/{document}: {} has two rows",
+            row[column]
+        );
+    }
+    assert_eq!(
+        named,
+        fuzz_targets(),
+        "fuzz/{document} must have one row per target of fuzz/Cargo.toml ({how_to_add_a_row})"
+    );
+    (table, column)
 }
 
-fn names(rows: &[(String, Vec<String>)]) -> BTreeSet<String> {
-    rows.iter().map(|(name, _)| name.clone()).collect()
+/// The value of `row` in the column headed `name`, empty when the row is short of it.
+fn cell<'a>(table: &Table, row: &'a [String], name: &str) -> &'a str {
+    let column = table
+        .column(&[name])
+        .unwrap_or_else(|| panic!("no `{name}` column in {:?}", table.header));
+    row.get(column).map_or("", String::as_str)
 }
 
 #[test]
@@ -68,44 +80,35 @@ fn every_fuzz_target_starts_from_committed_seeds() {
 
 #[test]
 fn the_fuzz_readme_says_what_fails_for_every_target() {
-    let rows = rows_by_target(&read("fuzz/README.md"));
-    assert_eq!(
-        names(&rows),
-        fuzz_targets(),
-        "fuzz/README.md's table must have one row per target of fuzz/Cargo.toml"
-    );
-    for (target, cells) in &rows {
-        assert!(
-            cells.len() == 2 && cells.iter().all(|cell| !cell.is_empty()),
-            "fuzz/README.md: the row of {target} must say what it feeds and what counts as a failure: {cells:?}"
-        );
+    let (table, column) = target_table("README.md", "what it feeds and what counts as its failure");
+    for row in &table.rows {
+        for name in ["what it feeds", "what counts as a failure"] {
+            assert!(
+                !cell(&table, row, name).is_empty(),
+                "fuzz/README.md: the row of {} must say {name}: {row:?}",
+                row[column]
+            );
+        }
     }
 }
 
 #[test]
 fn the_recorded_fuzz_figures_cover_every_target_and_are_clean() {
-    let rows = rows_by_target(&read("fuzz/RESULTS.md"));
-    assert_eq!(
-        names(&rows),
-        fuzz_targets(),
-        "fuzz/RESULTS.md must hold one recorded run per target of fuzz/Cargo.toml: \
-         bash scripts/fuzz.sh --seconds 3600 --record --target <new target>"
+    let (table, column) = target_table(
+        "RESULTS.md",
+        "bash scripts/fuzz.sh --seconds 3600 --record --target <new target>",
     );
-    for (target, cells) in &rows {
-        // run on, seconds, executions, coverage, corpus, result: as scripts/fuzz.sh writes them.
-        assert_eq!(
-            cells.len(),
-            6,
-            "fuzz/RESULTS.md: the row of {target}: {cells:?}"
-        );
-        let seconds: u64 = cells[1].parse().unwrap_or(0);
-        let executions: u64 = cells[2].parse().unwrap_or(0);
+    for row in &table.rows {
+        let target = &row[column];
+        let seconds: u64 = cell(&table, row, "seconds").parse().unwrap_or(0);
+        let executions: u64 = cell(&table, row, "executions").parse().unwrap_or(0);
         assert!(
-            seconds >= 60 && executions > 0 && cells[3].starts_with("cov: "),
-            "fuzz/RESULTS.md: {target} has no figures of a run: {cells:?}"
+            seconds >= 60 && executions > 0,
+            "fuzz/RESULTS.md: {target} has no figures of a run: {row:?}"
         );
         assert_eq!(
-            cells[5], "ok",
+            cell(&table, row, "result"),
+            "ok",
             "fuzz/RESULTS.md: the recorded run of {target} failed; fix it and record it again"
         );
     }
