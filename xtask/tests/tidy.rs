@@ -7,7 +7,12 @@
 //! - every generated file carries the generator's header, and no other file does;
 //! - nothing points outside the repository, and every link to a decision names an anchor of
 //!   `docs/decisions.md`;
-//! - every package of the workspace takes the shared `[workspace.lints]`.
+//! - every package of the workspace takes the shared `[workspace.lints]`;
+//! - every link to a heading of a Markdown file names one it has, and every dependency line a
+//!   README shows asks for the version its crate's manifest has (`tidy/documents.rs`).
+
+#[path = "tidy/documents.rs"]
+mod documents;
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
