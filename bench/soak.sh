@@ -88,7 +88,7 @@ anon_end=$(anon)
   echo "after the first (warm-up) segment $rss_warm KiB, at the end $rss_end KiB: change after warm-up"
   echo "$(awk -v a="$rss_warm" -v b="$rss_end" 'BEGIN {printf "%+.1f%%", (b - a) * 100 / a}') (target: flat within 10%); change after minute 2:"
   echo "$(awk -v a="${rss_minute2:-$rss_warm}" -v b="$rss_end" 'BEGIN {printf "%+.1f%%", (b - a) * 100 / a}'), of which anonymous memory"
-  echo "$(awk -v a="${anon_minute2:-1}" -v b="$anon_end" 'BEGIN {printf "%+.1f%%", (b - a) * 100 / a}') (issue 16's target: at most +2%). The file-backed part is the database's pages in"
+  echo "$(awk -v a="${anon_minute2:-1}" -v b="$anon_end" 'BEGIN {printf "%+.1f%%", (b - a) * 100 / a}') (target: at most +2%). The file-backed part is the database's pages in"
   echo "the kernel's page cache, mapped once per connection; SQLite unmaps a connection's map when another one has"
   echo "committed since its last read, so that part rises and falls with the writes whatever the process allocates."
 } >"$out"
