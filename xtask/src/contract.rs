@@ -80,14 +80,33 @@ fn operation(spec: &Spec, op: &courier_spec::OperationRef<'_>) -> Result<Value, 
         .iter()
         .map(|parameter| {
             let data = parameter.parameter_data_ref();
-            json!({
+            let matches = courier_spec::extensions::filter_match(parameter)
+                .transpose()
+                .map_err(CodegenError::Generator)?;
+            let multi_valued = matches!(
+                &data.format,
+                openapiv3::ParameterSchemaOrContent::Schema(ReferenceOr::Item(Schema {
+                    schema_kind: openapiv3::SchemaKind::Type(openapiv3::Type::Array(_)),
+                    ..
+                }))
+            );
+            Ok(json!({
                 "name": data.name,
                 "in": courier_spec::location_of(parameter),
                 "required": data.required,
+                "multiValued": multi_valued,
+                "maxItems": max_items(data),
+                "minimum": bound(data, |integer| integer.minimum),
+                "maximum": bound(data, |integer| integer.maximum),
                 "group": courier_spec::extensions::group(parameter),
-            })
+                "aliasOf": courier_spec::extensions::parameter_alias_of(parameter),
+                "matches": matches,
+            }))
         })
-        .collect();
+        .collect::<Result<_, CodegenError>>()?;
+    let order = courier_spec::extensions::list_order(op.operation)
+        .transpose()
+        .map_err(CodegenError::Generator)?;
     Ok(json!({
         "operationId": op.id(),
         "parameters": parameters,
@@ -96,7 +115,33 @@ fn operation(spec: &Spec, op: &courier_spec::OperationRef<'_>) -> Result<Value, 
         "tags": op.operation.tags,
         "security": security,
         "responses": documented,
+        "order": order,
     }))
+}
+
+/// A bound of an integer parameter's schema.
+fn bound(
+    data: &openapiv3::ParameterData,
+    bound: fn(&openapiv3::IntegerType) -> Option<i64>,
+) -> Option<i64> {
+    match &data.format {
+        openapiv3::ParameterSchemaOrContent::Schema(ReferenceOr::Item(Schema {
+            schema_kind: openapiv3::SchemaKind::Type(openapiv3::Type::Integer(integer)),
+            ..
+        })) => bound(integer),
+        _ => None,
+    }
+}
+
+/// `maxItems` of an array parameter's schema.
+fn max_items(data: &openapiv3::ParameterData) -> Option<usize> {
+    match &data.format {
+        openapiv3::ParameterSchemaOrContent::Schema(ReferenceOr::Item(Schema {
+            schema_kind: openapiv3::SchemaKind::Type(openapiv3::Type::Array(array)),
+            ..
+        })) => array.max_items,
+        _ => None,
+    }
 }
 
 fn response(

@@ -13,6 +13,9 @@ use std::borrow::Borrow;
 use std::collections::BTreeSet;
 use std::fmt;
 
+/// The schema of an entry as listed, whose fields the filter and order facts name.
+const LISTED_ENTRY: &str = "WorkflowDLQMessage";
+
 /// One violated rule, with the JSON pointer of the offending node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LintError {
@@ -171,6 +174,25 @@ impl<'a> Linter<'a> {
         for (index, parameter) in operation.parameters.iter().enumerate() {
             self.parameter(&format!("{pointer}/parameters/{index}"), parameter);
         }
+        if let Some(order) = extensions::list_order(operation) {
+            let order_pointer = format!("{pointer}/x-courier-order");
+            match order {
+                Err(error) => self.error(order_pointer, error),
+                Ok(order) => {
+                    if !extensions::ORDER_COMPARISONS.contains(&order.compare.as_str()) {
+                        self.error(
+                            &order_pointer,
+                            format!(
+                                "`compare: {}` is none of {:?}",
+                                order.compare,
+                                extensions::ORDER_COMPARISONS
+                            ),
+                        );
+                    }
+                    self.listed_field(&order_pointer, &order.field);
+                }
+            }
+        }
         if let Some(body) = &operation.request_body {
             let body_pointer = format!("{pointer}/requestBody");
             if let Some(body) = self.resolve(&body_pointer, body) {
@@ -192,6 +214,44 @@ impl<'a> Linter<'a> {
         let parameter = resolved;
         let data = parameter.parameter_data_ref();
         let name = &data.name;
+        // The verifier checks every filter by these facts, so a filter without them could not
+        // be checked, and facts on another parameter would mean nothing.
+        let is_filter = extensions::group(parameter) == Some("DlqFilter");
+        match (extensions::filter_match(parameter), is_filter) {
+            (None, true) => self.error(
+                &pointer,
+                format!(
+                    "filter `{name}` has no `x-courier-matches` (the fields it is compared with)"
+                ),
+            ),
+            (Some(_), false) => self.error(
+                format!("{pointer}/x-courier-matches"),
+                format!(
+                    "`{name}` is no `DlqFilter` parameter: `x-courier-matches` means nothing here"
+                ),
+            ),
+            (Some(Err(error)), true) => self.error(format!("{pointer}/x-courier-matches"), error),
+            (Some(Ok(matches)), true) => {
+                let facts_pointer = format!("{pointer}/x-courier-matches");
+                if !extensions::FILTER_COMPARISONS.contains(&matches.compare.as_str()) {
+                    self.error(
+                        &facts_pointer,
+                        format!(
+                            "`compare: {}` is none of {:?}",
+                            matches.compare,
+                            extensions::FILTER_COMPARISONS
+                        ),
+                    );
+                }
+                if matches.fields.is_empty() {
+                    self.error(&facts_pointer, "`fields` names no field");
+                }
+                for field in &matches.fields {
+                    self.listed_field(&facts_pointer, field);
+                }
+            }
+            (None, false) => {}
+        }
         let location = location_of(parameter);
         if !matches!(location, "query" | "path") {
             self.error(
@@ -234,6 +294,25 @@ impl<'a> Linter<'a> {
                 &schema_pointer,
                 format!("array parameter `{name}` has no items"),
             ),
+        }
+    }
+
+    /// `field` must be a property of a listed entry (`WorkflowDlqMessage`).
+    fn listed_field(&mut self, pointer: &str, field: &str) {
+        let listed = self
+            .spec
+            .components::<openapiv3::Schema>()
+            .find(|(name, _)| *name == LISTED_ENTRY)
+            .and_then(|(_, schema)| schema.ok());
+        let known = match listed.map(|schema| &schema.schema_kind) {
+            Some(SchemaKind::Type(Type::Object(object))) => object.properties.contains_key(field),
+            _ => false,
+        };
+        if !known {
+            self.error(
+                pointer,
+                format!("`{field}` is not a property of `{LISTED_ENTRY}`"),
+            );
         }
     }
 
@@ -373,115 +452,4 @@ impl<'a> Linter<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{LintError, Spec, lint};
-    use serde_json::{Value, json};
-
-    /// Lints a document written as JSON (JSON is YAML), through the one reader.
-    fn lint_json(spec: Value) -> Vec<LintError> {
-        lint(&Spec::parse(&spec.to_string()).expect("a test spec parses"))
-    }
-
-    fn spec_with_operation(operation: Value) -> Value {
-        json!({
-            "openapi": "3.0.3",
-            "info": {"title": "t", "version": "1"},
-            "tags": [{"name": "messaging"}],
-            "paths": {"/v2/things/{id}": {"get": operation}},
-            "components": {"schemas": {"Thing": {"type": "object"}, "ErrorBody": {"type": "object"}}}
-        })
-    }
-
-    fn good_operation() -> Value {
-        json!({
-            "operationId": "getThing", "tags": ["messaging"], "summary": "s", "description": "d",
-            "security": [{"bearerAuth": []}],
-            "parameters": [{"name": "id", "in": "path", "required": true, "description": "d", "schema": {"type": "string"}}],
-            "responses": {
-                "200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}},
-                "404": {"description": "nf", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
-            }
-        })
-    }
-
-    #[test]
-    fn a_schema_named_like_a_servers_response_type_is_reported() {
-        let mut spec = spec_with_operation(good_operation());
-        spec["components"]["schemas"]["ListThingsResponse"] = json!({"type": "object"});
-        let errors = lint_json(spec);
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(errors[0].pointer, "/components/schemas/ListThingsResponse");
-        assert!(errors[0].message.contains("`Response`"), "{}", errors[0]);
-    }
-
-    #[test]
-    fn a_good_operation_passes() {
-        assert_eq!(lint_json(spec_with_operation(good_operation())), vec![]);
-    }
-
-    #[test]
-    fn inline_enum_parameter_is_reported_with_its_pointer() {
-        let mut operation = good_operation();
-        operation["parameters"].as_array_mut().unwrap().push(json!({
-            "name": "period", "in": "query", "description": "d", "schema": {"type": "string", "enum": ["1h"]}
-        }));
-        let errors = lint_json(spec_with_operation(operation));
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(
-            errors[0].pointer,
-            "/paths/~1v2~1things~1{id}/get/parameters/1/schema"
-        );
-        assert!(errors[0].message.contains("inline enum"));
-    }
-
-    #[test]
-    fn non_exploded_array_is_reported() {
-        let mut operation = good_operation();
-        operation["parameters"].as_array_mut().unwrap().push(json!({
-            "name": "label", "in": "query", "description": "d", "style": "form", "explode": false,
-            "schema": {"type": "array", "items": {"type": "string"}}
-        }));
-        let errors = lint_json(spec_with_operation(operation));
-        assert!(
-            errors.iter().any(|e| e.message.contains("explode: true")),
-            "{errors:?}"
-        );
-    }
-
-    #[test]
-    fn two_error_schemas_and_missing_operation_id_are_both_reported() {
-        let mut operation = good_operation();
-        operation.as_object_mut().unwrap().remove("operationId");
-        operation["responses"]["500"] = json!({"description": "x", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}});
-        let errors = lint_json(spec_with_operation(operation));
-        let messages: Vec<_> = errors.iter().map(|e| e.message.as_str()).collect();
-        assert!(
-            messages.contains(&"operation has no operationId"),
-            "{messages:?}"
-        );
-        assert!(
-            messages.contains(&"all error responses must share one schema"),
-            "{messages:?}"
-        );
-    }
-
-    #[test]
-    fn inline_body_schema_and_dangling_ref_are_reported() {
-        let mut operation = good_operation();
-        operation["responses"]["200"]["content"]["application/json"]["schema"] =
-            json!({"type": "object"});
-        operation["responses"]["404"]["content"]["application/json"]["schema"] =
-            json!({"$ref": "#/components/schemas/Nope"});
-        let errors = lint_json(spec_with_operation(operation));
-        assert!(
-            errors.iter().any(|e| e.message.contains("must be a $ref")),
-            "{errors:?}"
-        );
-        assert!(
-            errors
-                .iter()
-                .any(|e| e.message.contains("does not resolve")),
-            "{errors:?}"
-        );
-    }
-}
+mod tests;

@@ -64,11 +64,7 @@ fn every_file_names_the_command_and_the_spec_hash() {
 
 #[test]
 fn editing_a_field_in_the_spec_makes_the_check_fail() {
-    let edited = spec_text().replacen(
-        "        workflowRunId:\n",
-        "        workflowRunIdentifier:\n",
-        1,
-    );
+    let edited = spec_text().replacen("        maxRetries:\n", "        maxRetryCount:\n", 1);
     assert_ne!(edited, spec_text(), "the edit must hit the spec");
     let files = generate(&edited).unwrap_or_else(|e| panic!("{e}"));
     let stale: Vec<_> = stale_files(workspace_root(), &files)

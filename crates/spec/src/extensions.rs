@@ -90,6 +90,46 @@ pub fn enum_variant_names(schema: &Schema) -> Option<Option<Vec<&str>>> {
     )
 }
 
+/// `x-courier-matches` on a filter parameter: which fields of a listed entry it is compared with,
+/// and how.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+pub struct FilterMatch {
+    /// Fields of `WorkflowDLQMessage`; an entry matches when any of them does.
+    pub fields: Vec<String>,
+    /// `equals`, `at-least` or `at-most`.
+    pub compare: String,
+}
+
+/// The comparisons a [`FilterMatch`] may name.
+pub const FILTER_COMPARISONS: [&str; 3] = ["equals", "at-least", "at-most"];
+
+/// `x-courier-matches`, when the parameter has it: `Some(Err)` when it is there but malformed.
+pub fn filter_match(parameter: &Parameter) -> Option<Result<FilterMatch, String>> {
+    let value = parameter
+        .parameter_data_ref()
+        .extensions
+        .get("x-courier-matches")?;
+    Some(serde_json::from_value(value.clone()).map_err(|e| format!("x-courier-matches: {e}")))
+}
+
+/// `x-courier-order` on a list operation: the field its entries are sorted by, ascending, and
+/// how two values compare.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+pub struct ListOrder {
+    pub field: String,
+    /// `bytes`: by the values' UTF-8 bytes.
+    pub compare: String,
+}
+
+/// The comparisons a [`ListOrder`] may name.
+pub const ORDER_COMPARISONS: [&str; 1] = ["bytes"];
+
+/// `x-courier-order`, when the operation has it: `Some(Err)` when it is there but malformed.
+pub fn list_order(operation: &Operation) -> Option<Result<ListOrder, String>> {
+    let value = operation.extensions.get("x-courier-order")?;
+    Some(serde_json::from_value(value.clone()).map_err(|e| format!("x-courier-order: {e}")))
+}
+
 fn text<'a>(extensions: &'a indexmap::IndexMap<String, Value>, key: &str) -> Option<&'a str> {
     extensions.get(key).and_then(Value::as_str)
 }

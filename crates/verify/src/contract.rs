@@ -45,10 +45,82 @@ pub struct OperationContract {
     #[serde(default)]
     pub parameters: Vec<ParameterContract>,
     pub responses: Vec<ResponseContract>,
+    /// How a list's entries are ordered (`x-courier-order`), for a list.
+    #[serde(default)]
+    pub order: Option<OrderFact>,
+}
+
+/// The order of a list's entries: ascending by `field`, compared as `compare` says.
+#[derive(Debug, Clone, Deserialize)]
+pub struct OrderFact {
+    pub field: String,
+    /// `bytes`: by the values' UTF-8 bytes.
+    pub compare: String,
+}
+
+impl OrderFact {
+    /// How two values of the field compare in this order. `bytes` is the only comparison the
+    /// spec's lint admits (`x-courier-order`).
+    pub fn compare(&self, a: &str, b: &str) -> std::cmp::Ordering {
+        a.as_bytes().cmp(b.as_bytes())
+    }
+}
+
+/// What a filter parameter is compared with (`x-courier-matches`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct MatchFact {
+    /// Fields of a listed entry; the entry matches when any of them does.
+    pub fields: Vec<String>,
+    /// `equals` (any field, or any item of an array field, equals any value), `at-least` or
+    /// `at-most` (the field is no less, no more than the value).
+    pub compare: String,
+}
+
+impl MatchFact {
+    /// Whether a listed entry matches `values` (any of them) by this fact.
+    pub fn matches(&self, entry: &Value, values: &[String]) -> bool {
+        self.entry_values(entry).iter().any(|have| {
+            values.iter().any(|wanted| match self.compare.as_str() {
+                "at-least" => number(have)
+                    .zip(wanted.parse::<i64>().ok())
+                    .is_some_and(|(h, w)| h >= w),
+                "at-most" => number(have)
+                    .zip(wanted.parse::<i64>().ok())
+                    .is_some_and(|(h, w)| h <= w),
+                _ => have == wanted,
+            })
+        })
+    }
+
+    /// The entry's values of the fields this fact names, as text (items of arrays each).
+    pub fn entry_values(&self, entry: &Value) -> Vec<String> {
+        let mut values = Vec::new();
+        for field in &self.fields {
+            match &entry[field.as_str()] {
+                Value::Array(items) => values.extend(items.iter().filter_map(scalar_text)),
+                other => values.extend(scalar_text(other)),
+            }
+        }
+        values
+    }
+}
+
+fn number(text: &str) -> Option<i64> {
+    text.parse().ok()
+}
+
+/// A string or number as the text a query parameter would carry.
+pub(crate) fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
 }
 
 /// A parameter of an operation.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ParameterContract {
     pub name: String,
     /// `query`, `path`, `header` or `cookie`.
@@ -57,6 +129,23 @@ pub struct ParameterContract {
     pub required: bool,
     /// The parameter group (`x-courier-group`) it belongs to, e.g. `DlqFilter`.
     pub group: Option<String>,
+    /// Whether it takes several values (an array, repeated keys or the comma form).
+    #[serde(default)]
+    pub multi_valued: bool,
+    /// The most values it takes, when bounded.
+    #[serde(default)]
+    pub max_items: Option<usize>,
+    /// The least and greatest value of an integer parameter, when bounded.
+    #[serde(default)]
+    pub minimum: Option<i64>,
+    #[serde(default)]
+    pub maximum: Option<i64>,
+    /// The parameter this one is another spelling of (`x-courier-alias-of`).
+    #[serde(default)]
+    pub alias_of: Option<String>,
+    /// What a filter is compared with (`x-courier-matches`).
+    #[serde(default)]
+    pub matches: Option<MatchFact>,
 }
 
 /// One documented response of an operation.
@@ -131,6 +220,25 @@ impl OperationContract {
         [code.as_str(), range.as_str(), "default"]
             .into_iter()
             .find_map(|wanted| self.responses.iter().find(|r| r.status == wanted))
+    }
+
+    /// The filters of this operation (`DlqFilter` parameters with their facts), in the spec's
+    /// order.
+    pub fn filters(&self) -> impl Iterator<Item = (&ParameterContract, &MatchFact)> {
+        self.parameters
+            .iter()
+            .filter_map(|p| p.matches.as_ref().map(|facts| (p, facts)))
+    }
+
+    /// Whether the spec documents an answer of exactly `status`.
+    pub fn documents(&self, status: u16) -> bool {
+        let code = status.to_string();
+        self.responses.iter().any(|r| r.status == code)
+    }
+
+    /// The parameter of that name.
+    pub fn parameter(&self, name: &str) -> Option<&ParameterContract> {
+        self.parameters.iter().find(|p| p.name == name)
     }
 
     /// The documented statuses, as the spec writes them.
