@@ -1,6 +1,6 @@
 //! Where the client commands connect and with which credentials: flags, then the same `COURIER_*`
 //! variables `courier_client`'s `from_env()` reads, then a named profile; the first that says
-//! wins.
+//! wins. A profile's credentials go only to the profile's own address (see [`ProfileGave`]).
 
 use super::exit::{Exit, Failure};
 use super::output::{Output, OutputFormat};
@@ -103,16 +103,33 @@ impl CommonArgs {
         self.output.is_some()
     }
 
-    /// These settings with what the profile adds where neither a flag nor a variable said.
-    fn with_profile(&self) -> Result<CommonArgs, Failure> {
+    /// These settings with what the profile adds where neither a flag nor a variable said, and
+    /// which of them the profile gave.
+    fn with_profile(&self) -> Result<Settings, Failure> {
         let Some(profile) = Profile::load(self.profile.as_deref()).map_err(Failure::usage)? else {
-            return Ok(self.clone());
+            return Ok(Settings {
+                args: self.clone(),
+                profile: None,
+            });
         };
         let mut merged = self.clone();
         let addressed = self.base_url.is_some()
             || self.region.is_some()
             || variable_set("COURIER_BASE_URL")
             || variable_set("COURIER_REGION");
+        let given = ProfileGave {
+            name: self
+                .profile
+                .clone()
+                .unwrap_or_else(|| super::profile::DEFAULT_PROFILE.to_owned()),
+            base_url: profile.base_url.is_some(),
+            has_management_url: profile.management_url.is_some(),
+            messaging_address: !addressed && profile.base_url.is_some(),
+            management_url: self.management_url.is_none() && profile.management_url.is_some(),
+            service_token: self.service_token.is_none() && profile.service_token.is_some(),
+            customer_id: self.customer_id.is_none() && profile.customer_id.is_some(),
+            management_key: self.management_key.is_none() && profile.management_key.is_some(),
+        };
         if !addressed {
             merged.base_url = profile.base_url;
         }
@@ -121,7 +138,61 @@ impl CommonArgs {
         merged.customer_id = merged.customer_id.or(profile.customer_id);
         merged.management_key = merged.management_key.or(profile.management_key);
         merged.ca_cert = merged.ca_cert.or(profile.ca_cert);
-        Ok(merged)
+        Ok(Settings {
+            args: merged,
+            profile: Some(given),
+        })
+    }
+
+    /// Where the messaging address comes from when not from the profile: the flag or variable
+    /// to name in a refusal, or `None` when it is the profile's (or there is none).
+    fn messaging_address_source(&self, profile: &ProfileGave) -> Option<&'static str> {
+        if profile.messaging_address {
+            return None;
+        }
+        if self.base_url.is_some() {
+            Some("--base-url")
+        } else if self.region.is_some() {
+            Some("--region")
+        } else if variable_set("COURIER_BASE_URL") {
+            Some("COURIER_BASE_URL")
+        } else if variable_set("COURIER_REGION") {
+            Some("COURIER_REGION")
+        } else if let Some(template) = &self.region_url_template {
+            Some(flag_or_variable(
+                template,
+                "--region-url-template",
+                "COURIER_REGION_URL_TEMPLATE",
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Where the management address comes from when not from the profile (see
+    /// [`messaging_address_source`](Self::messaging_address_source)): its own flag or variable,
+    /// else the messaging address's.
+    fn management_address_source(&self, profile: &ProfileGave) -> Option<&'static str> {
+        if profile.management_url {
+            return None;
+        }
+        if let Some(url) = &self.management_url {
+            return Some(flag_or_variable(
+                url,
+                "--management-url",
+                "COURIER_MANAGEMENT_URL",
+            ));
+        }
+        if profile.messaging_address {
+            return None;
+        }
+        if self.base_url.is_some() {
+            Some("--base-url")
+        } else if variable_set("COURIER_BASE_URL") {
+            Some("COURIER_BASE_URL")
+        } else {
+            None
+        }
     }
 
     /// The CA file's PEM text, when one is configured.
@@ -146,7 +217,22 @@ impl CommonArgs {
 
     /// The messaging client's builder, every setting applied.
     fn messaging_builder(&self) -> Result<courier_client::MessagingClientBuilder, Failure> {
-        let settings = self.with_profile()?;
+        let Settings {
+            args: settings,
+            profile,
+        } = self.with_profile()?;
+        if let Some(profile) = &profile
+            && profile.service_token
+            && let Some(source) = self.messaging_address_source(profile)
+        {
+            return Err(profile.refusal(
+                "service token",
+                source,
+                "--service-token or COURIER_SERVICE_TOKEN",
+                profile.base_url,
+                "base_url",
+            ));
+        }
         let Some(token) = &settings.service_token else {
             return Err(Failure::new(
                 Exit::Credentials,
@@ -177,7 +263,7 @@ impl CommonArgs {
     /// client resolves them, the management address and credentials when configured (the
     /// management scenarios are skipped without them), and the CA file's PEM.
     pub fn verify_target(&self) -> Result<VerifyTarget, Failure> {
-        let settings = self.with_profile()?;
+        let settings = self.with_profile()?.args;
         let hint = |error: courier_client::config::ConfigError| {
             Failure::usage(with_flag_hint(error.to_string()))
         };
@@ -214,7 +300,28 @@ impl CommonArgs {
 
     /// The management client's builder, every setting applied.
     fn management_builder(&self) -> Result<courier_client::ManagementClientBuilder, Failure> {
-        let settings = self.with_profile()?;
+        let Settings {
+            args: settings,
+            profile,
+        } = self.with_profile()?;
+        if let Some(profile) = &profile
+            && (profile.customer_id || profile.management_key)
+            && let Some(source) = self.management_address_source(profile)
+        {
+            let what = match (profile.customer_id, profile.management_key) {
+                (true, true) => "customer id and management key",
+                (false, true) => "management key",
+                _ => "customer id",
+            };
+            return Err(profile.refusal(
+                what,
+                source,
+                "--customer-id and --management-key, or COURIER_CUSTOMER_ID and \
+                 COURIER_MANAGEMENT_KEY",
+                profile.base_url || profile.has_management_url,
+                "management_url or base_url",
+            ));
+        }
         let (Some(customer_id), Some(key)) = (&settings.customer_id, &settings.management_key)
         else {
             return Err(Failure::new(
@@ -239,6 +346,70 @@ impl CommonArgs {
         builder
             .from_env()
             .map_err(|error| Failure::usage(with_flag_hint(error.to_string())))
+    }
+}
+
+/// The settings of a command with its profile's applied, and what the profile gave.
+struct Settings {
+    args: CommonArgs,
+    /// `None` when no profile was loaded.
+    profile: Option<ProfileGave>,
+}
+
+/// Which settings a profile gave (the others came from a flag or a variable, or nowhere).
+///
+/// A profile's credentials go only to the profile's own address: an address from a flag or a
+/// variable beside them is refused, since `COURIER_BASE_URL=http://elsewhere courier --profile
+/// prod dlq list` would otherwise hand prod's token to `elsewhere`. Credentials given the way
+/// the address is (a flag or a variable) are the caller's to send where they like.
+struct ProfileGave {
+    name: String,
+    /// The profile has a `base_url` (used or not).
+    base_url: bool,
+    /// The profile has a `management_url` (used or not).
+    has_management_url: bool,
+    /// The messaging address is the profile's `base_url`.
+    messaging_address: bool,
+    /// The management address is the profile's `management_url`.
+    management_url: bool,
+    service_token: bool,
+    customer_id: bool,
+    management_key: bool,
+}
+
+impl ProfileGave {
+    /// The usage failure (exit 2) for `what` of this profile beside an address from `source`:
+    /// says why, and the two ways out: `flags`, how to give the credentials with the address;
+    /// or the profile's own address, which the profile has when `has_address`, else is `keys`.
+    fn refusal(
+        &self,
+        what: &str,
+        source: &str,
+        flags: &str,
+        has_address: bool,
+        keys: &str,
+    ) -> Failure {
+        let name = &self.name;
+        let own_address = if has_address {
+            format!("drop {source} to use the profile's own address")
+        } else {
+            format!("add {keys} to profile `{name}`")
+        };
+        Failure::usage(format!(
+            "the {what} of profile `{name}` would be sent to the address from {source}, which is \
+             not the profile's: a profile's credentials go only to its own address. Pass \
+             credentials beside the address ({flags}), or {own_address}"
+        ))
+    }
+}
+
+/// `--flag` or `VARIABLE`, whichever gave `value`: clap merges the two, so a value equal to the
+/// variable's is taken to be the variable's.
+fn flag_or_variable(value: &str, flag: &'static str, variable: &'static str) -> &'static str {
+    if std::env::var(variable).is_ok_and(|set| set == value) {
+        variable
+    } else {
+        flag
     }
 }
 

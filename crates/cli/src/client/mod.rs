@@ -46,6 +46,9 @@ profile (--profile or COURIER_PROFILE; `default` when none is named) of the prof
   customer_id = \"ops@example.com\"
   management_key = \"…\"
   ca_cert = \"/etc/ssl/private-ca.pem\"
+A profile's credentials go only to the profile's own address: with an address from a flag or a
+variable (--base-url, --region, COURIER_BASE_URL, …) give the credentials as flags or variables
+too, or the command is refused (exit 2).
 
 Exit codes of the client commands:
   0    success
