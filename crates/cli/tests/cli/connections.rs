@@ -469,3 +469,75 @@ async fn a_profiles_credentials_go_only_to_the_profiles_own_address() {
     assert!(sent[0].contains("the-callers-own-token"), "{sent:?}");
     assert!(!sent[0].contains(DEMO_SERVICE_TOKEN), "{sent:?}");
 }
+
+#[tokio::test]
+async fn a_broken_profiles_file_is_named_with_its_line_and_key_never_a_value() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let config = data.path().join("profiles.toml");
+    let path = config.to_str().expect("utf-8 path");
+    // (the file, its line at fault, the key to name, the secret that must not be shown)
+    for (text, line, key, secret) in [
+        (
+            "[prod]\nbase_url = \"http://127.0.0.1:1\"\nservce_token = \"typo-secret-7c1e\"\n",
+            3,
+            Some("servce_token"),
+            "typo-secret-7c1e",
+        ),
+        (
+            "[prod]\nmanagement_key = 48213957204\n",
+            2,
+            Some("management_key"),
+            "48213957204",
+        ),
+        (
+            "[prod]\nservice_token = unquoted-secret-a9\n",
+            2,
+            Some("service_token"),
+            "unquoted-secret-a9",
+        ),
+        (
+            "[prod]\nservice_token = \"unterminated-secret-3b\n",
+            2,
+            Some("service_token"),
+            "unterminated-secret-3b",
+        ),
+        (
+            "prod = \"table-less-secret-5d\"\n",
+            1,
+            Some("prod"),
+            "table-less-secret-5d",
+        ),
+        (
+            "[prod]\nservice_token \"pasted=secret-2f\"\n",
+            2,
+            None,
+            "pasted=secret-2f",
+        ),
+        (
+            "[prod]\npasted-alone-secret-8e\n",
+            2,
+            None,
+            "pasted-alone-secret-8e",
+        ),
+    ] {
+        std::fs::write(&config, text).expect("profiles file");
+        let refused =
+            ran(bare(&["--profile", "prod", "dlq", "list"]).env("COURIER_CONFIG", &config))
+                .exits(2)
+                .says(path)
+                .says(&format!("line {line}"));
+        if let Some(key) = key {
+            assert!(
+                refused.stderr.contains(&format!("`{key}`")),
+                "{text:?}: {}",
+                refused.stderr
+            );
+        }
+        assert!(
+            !refused.stderr.contains(secret)
+                && !refused.stderr.contains(&secret[..secret.len() - 3]),
+            "{text:?} shows its value: {}",
+            refused.stderr
+        );
+    }
+}
