@@ -54,7 +54,9 @@ struct ServeArgs {
     data_dir: PathBuf,
     /// Keep the data in PostgreSQL instead: a `postgres://user:password@host/db` URL (or libpq's
     /// `key=value` form). Several `courier serve` processes on one database serve one service.
-    /// As a flag its password shows in the process list: prefer the environment.
+    /// As a flag its password shows in the process list: prefer --store-file or the
+    /// environment. The connection has no TLS: sslmode=require, verify-ca and verify-full are
+    /// refused, and prefer means plain TCP (with a warning).
     #[arg(
         long = "store",
         env = "COURIER_STORE",
@@ -65,6 +67,14 @@ struct ServeArgs {
     // Parsed by `parse_store`, not by clap: clap's message for a bad value repeats the value,
     // password and all.
     store: Option<String>,
+    /// File whose first line is the PostgreSQL connection string (instead of --store).
+    #[arg(
+        long,
+        env = "COURIER_STORE_FILE",
+        value_name = "FILE",
+        conflicts_with_all = ["store", "data_dir", "allow_shared_data_dir"]
+    )]
+    store_file: Option<PathBuf>,
     /// Messaging service token of the account on first start (random otherwise). As a flag it
     /// shows in the process list: prefer --service-token-file or the environment.
     #[arg(long, env = "COURIER_SERVICE_TOKEN", hide_env_values = true)]
@@ -207,6 +217,8 @@ struct Secrets {
     service_token: Option<String>,
     management_key: Option<String>,
     admin_token: Option<String>,
+    /// The PostgreSQL connection string (it may hold a password), and the option it came from.
+    store: Option<(String, &'static str)>,
 }
 
 /// Reads the secret files, applies the demo's defaults and refuses short secrets.
@@ -251,6 +263,11 @@ fn secrets(args: &ServeArgs) -> Result<Secrets, String> {
             "--admin-token",
             "COURIER_ADMIN_TOKEN",
         )?,
+        store: match (&args.store, &args.store_file) {
+            (Some(store), _) => Some((store.clone(), "--store")),
+            (None, Some(file)) => Some((read_file("--store-file", file)?, "--store-file")),
+            (None, None) => None,
+        },
     })
 }
 
@@ -269,9 +286,27 @@ fn flag_warnings(matches: Option<&clap::ArgMatches>) -> Vec<String> {
         ("admin_token", "--admin-token", "COURIER_ADMIN_TOKEN"),
     ]
     .into_iter()
-    .filter(|(id, _, _)| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    .filter(|(id, _, _)| on_command_line(matches, id))
     .map(|(_, flag, env)| courier_service::secrets::flag_warning(flag, env))
+    .chain(
+        store_with_password(matches)
+            .then(|| courier_service::secrets::flag_warning("--store", "COURIER_STORE")),
+    )
     .collect()
+}
+
+/// Whether the argument `id` was given on the command line (not by a variable or a default).
+fn on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
+    matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+}
+
+/// Whether `--store` is on the command line with a password in it.
+fn store_with_password(matches: &clap::ArgMatches) -> bool {
+    on_command_line(matches, "store")
+        && matches
+            .get_one::<String>("store")
+            .and_then(|store| parse_store(store).ok())
+            .is_some_and(|url| url.has_password())
 }
 
 async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -> ExitCode {
@@ -295,12 +330,20 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         },
         _ => None,
     };
-    let postgres = match args.store.as_deref().map(parse_store).transpose() {
-        Ok(postgres) => postgres,
-        Err(message) => {
-            eprintln!("error: --store: {message}");
-            return ExitCode::FAILURE;
-        }
+    let postgres = match &secrets.store {
+        None => None,
+        Some((store, option)) => match parse_store(store) {
+            Ok(postgres) => {
+                if let Some(warning) = postgres.warning() {
+                    eprintln!("{warning}");
+                }
+                Some(postgres)
+            }
+            Err(message) => {
+                eprintln!("error: {option}: {message}");
+                return ExitCode::FAILURE;
+            }
+        },
     };
     let config = Config {
         listen: args.listen,

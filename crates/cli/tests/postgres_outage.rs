@@ -222,3 +222,57 @@ async fn a_process_rides_out_a_database_restart_under_load() {
         "serving again, no restart, nothing lost"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_during_an_outage_names_no_user_host_or_port() {
+    if TestDatabase::configured().is_none() {
+        return;
+    }
+    let parent = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(
+        parent.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let dir = parent.path().join("cluster");
+    let url = cluster("start", &dir);
+    let _cluster = Cluster(dir.clone());
+    let parsed = url::Url::parse(&url).expect("the cluster's connection string");
+    let user = parsed.username().to_owned();
+    let port = parsed.port().expect("a port").to_string();
+    assert!(!user.is_empty(), "{url}");
+    let courier = common::serve_on_postgres(&url, ACCOUNT);
+    let http = reqwest::Client::new();
+    assert_eq!(health(&http, &courier.base).await.0, 200);
+
+    cluster("pause", &dir);
+    let body = health_becomes(&http, &courier.base, 503).await;
+    assert_eq!(body["status"], "unavailable", "{body}");
+    let reason = body["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("PostgreSQL"), "{reason}");
+    for detail in [
+        format!("{user}@"),
+        format!(":{port}"),
+        port.clone(),
+        "127.0.0.1".to_owned(),
+        "postgres://".to_owned(),
+    ] {
+        assert!(
+            !body.to_string().contains(&detail),
+            "/health shows {detail}: {body}"
+        );
+    }
+    // Who holds the service token may learn where the store is.
+    let listed = http
+        .get(format!("{}/v2/workflows/dlq", courier.base))
+        .bearer_auth(ACCOUNT[0])
+        .send()
+        .await
+        .expect("list");
+    assert_eq!(listed.status().as_u16(), 503);
+    let body: serde_json::Value = listed.json().await.expect("JSON");
+    assert!(
+        body["error"].as_str().unwrap_or_default().contains(&port),
+        "{body}"
+    );
+}

@@ -129,13 +129,20 @@ fn open_service_now(config: &Config) -> Result<Arc<Service>, StartError> {
     }))
 }
 
-/// `ok`; 503 `unavailable` with the reason while the store's database cannot be reached; 503
-/// `degraded` with the reason while the store refuses writes (a full disk).
+/// What `/health` says while the store's database cannot be reached. Anyone may ask, so it
+/// names no user, host or port: the log says where, and so do the 503s of authenticated requests.
+pub const DATABASE_UNREACHABLE: &str =
+    "the store's database (PostgreSQL) cannot be reached; the service's log says why";
+
+/// `ok`; 503 `unavailable` while the store's database cannot be reached ([`DATABASE_UNREACHABLE`],
+/// the cause in the log at debug); 503 `degraded` with the reason while the store refuses writes
+/// (a full disk).
 async fn health(service: Arc<Service>) -> Response {
-    if let Ok(Some(reason)) = service.blocking(|store| Ok(store.unavailable())).await {
+    if let Ok(Some(cause)) = service.blocking(|store| Ok(store.unavailable())).await {
+        tracing::debug!(%cause, "health: the store's database cannot be reached");
         return courier_server::runtime::json(
             StatusCode::SERVICE_UNAVAILABLE,
-            &serde_json::json!({ "status": "unavailable", "reason": reason }),
+            &serde_json::json!({ "status": "unavailable", "reason": DATABASE_UNREACHABLE }),
         );
     }
     match service.storage_refusal().await {

@@ -34,23 +34,77 @@ type Pool = r2d2_postgres::r2d2::Pool<Manager>;
 
 /// A PostgreSQL connection string (a `postgres://` URL or libpq's `key=value` form), checked
 /// when parsed. Its `Debug` and `Display` show where it points, never its password.
+///
+/// courier's connection to PostgreSQL has no TLS: an `sslmode` that asks for it (`require`,
+/// `verify-ca`, `verify-full`) is refused saying so, and `prefer` is accepted with a warning
+/// ([`PostgresUrl::warning`]), since it then connects over plain TCP.
 #[derive(Clone)]
 pub struct PostgresUrl {
     config: Config,
     location: String,
+    /// The string says `sslmode=prefer`, which here means plain TCP.
+    prefers_tls: bool,
 }
+
+/// Why a connection string asking for TLS is refused, after `sslmode=…: `.
+const NO_TLS: &str = "courier's PostgreSQL connection has no TLS (it speaks plain TCP only), so \
+                      the database cannot be asked for TLS. Keep the database on the same host \
+                      or a private network and say sslmode=disable, or reach it through a TLS \
+                      tunnel (stunnel, ssh -L) on this host";
 
 impl FromStr for PostgresUrl {
     type Err = String;
 
     fn from_str(connection: &str) -> Result<PostgresUrl, String> {
-        let config = Config::from_str(connection)
-            // The parser's message names the option, never the whole string.
-            .map_err(|error| format!("the PostgreSQL connection string is not valid: {error}"))?;
+        let config = Config::from_str(connection).map_err(|error| {
+            // The parser says only "invalid connection string"; its cause names the option (an
+            // option's name, never the string or a value).
+            let cause = std::error::Error::source(&error)
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            if cause.contains("`sslmode`") {
+                format!(
+                    "sslmode: only disable (or prefer, which then means plain TCP) is possible; \
+                     {NO_TLS}"
+                )
+            } else if cause.starts_with("invalid value for option `") {
+                format!("the PostgreSQL connection string is not valid: {cause}")
+            } else {
+                format!("the PostgreSQL connection string is not valid: {error}")
+            }
+        })?;
+        use postgres::config::SslMode;
+        if config.get_ssl_mode() == SslMode::Require {
+            return Err(format!("sslmode=require cannot be met: {NO_TLS}"));
+        }
         Ok(PostgresUrl {
             location: location(&config),
+            // `prefer` is also the driver's default; only a string that asks for it is told.
+            prefers_tls: config.get_ssl_mode() == SslMode::Prefer && connection.contains("sslmode"),
             config,
         })
+    }
+}
+
+impl PostgresUrl {
+    /// What to tell the operator on start about this connection string: that an explicit
+    /// `sslmode=prefer` connects over plain TCP. `None` when there is nothing to say.
+    pub fn warning(&self) -> Option<String> {
+        self.prefers_tls.then(|| {
+            format!(
+                "warning: the PostgreSQL connection string says sslmode=prefer, but courier's \
+                 PostgreSQL connection has no TLS: it connects to {} over plain TCP. Say \
+                 sslmode=disable to make that explicit (and silence this warning), and keep the \
+                 database on the same host or a private network",
+                self.location
+            )
+        })
+    }
+
+    /// Whether the connection string carries a password (shown in the process list when given
+    /// as a flag).
+    pub fn has_password(&self) -> bool {
+        self.config.get_password().is_some()
     }
 }
 
@@ -115,7 +169,9 @@ impl PostgresStore {
 
     /// [`PostgresStore::connect`] with a connection string already parsed.
     pub fn connect_to(url: &PostgresUrl) -> Result<PostgresStore, StoreError> {
-        let PostgresUrl { config, location } = url.clone();
+        let PostgresUrl {
+            config, location, ..
+        } = url.clone();
         let mut config = config;
         if config.get_application_name().is_none() {
             config.application_name("courier");
