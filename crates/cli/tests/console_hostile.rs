@@ -210,3 +210,78 @@ async fn failed_sign_ins_past_the_allowance_are_answered_429_for_every_credentia
         "no secret in the log"
     );
 }
+
+/// A client whose connections leave from `address` (any of `127.0.0.0/8` reaches the service on
+/// 127.0.0.1 on Linux).
+fn client_from(address: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(address.parse::<std::net::IpAddr>().expect("an address"))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+#[tokio::test]
+async fn every_loopback_address_is_one_source_for_the_sign_in_backoff() {
+    let data = tempfile::tempdir().expect("tempdir");
+    // The management interface on ::1, the rest on 127.0.0.1: one guard for both.
+    let running = Courier::spawn(
+        common::courier_serve(data.path())
+            .args(common::credentials([TOKEN, CUSTOMER, KEY, ADMIN]))
+            .args(["--management-listen", "[::1]:0"])
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::null()),
+    );
+    let list = |http: &reqwest::Client, token: &str| {
+        http.get(format!("{}/v2/workflows/dlq", running.base))
+            .bearer_auth(token.to_owned())
+            .send()
+    };
+    let first = client_from("127.0.0.1");
+    for n in 0..=FAILURE_ALLOWANCE {
+        let response = list(&first, "wrong-token-guess-0001").await.expect("list");
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "failure {n}");
+    }
+    assert_eq!(
+        list(&first, "wrong-token-guess-0002")
+            .await
+            .expect("list")
+            .status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    // Another loopback address is the same machine: no fresh allowance, not even one guess.
+    for address in ["127.0.0.2", "127.0.0.3", "127.5.6.7"] {
+        let response = list(&client_from(address), "wrong-token-guess-0003")
+            .await
+            .expect("list");
+        assert_eq!(
+            response.status(),
+            StatusCode::TOO_MANY_REQUESTS,
+            "{address}"
+        );
+        let body: serde_json::Value = response.json().await.expect("JSON");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("failed sign-ins"),
+            "{address}: {body}"
+        );
+        // Closed means closed: the right token is not compared either.
+        let right = list(&client_from(address), TOKEN).await.expect("list");
+        assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS, "{address}");
+    }
+    // ::1 is loopback too, on the other listener.
+    assert!(
+        running.management.contains("[::1]"),
+        "{}",
+        running.management
+    );
+    let basic = reqwest::Client::new()
+        .get(format!("{}/v2/svc/stats", running.management))
+        .basic_auth(CUSTOMER, Some("wrong-key"))
+        .send()
+        .await
+        .expect("stats");
+    assert_eq!(basic.status(), StatusCode::TOO_MANY_REQUESTS, "::1");
+}

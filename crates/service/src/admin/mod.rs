@@ -74,8 +74,8 @@ async fn require_admin(
     let client = crate::signin::client_address(request.extensions());
     let given = courier_server::auth::bearer_token(request.headers());
     if let Some(Ok(token)) = given {
-        if let Some(wait) = state.guard.wait(client) {
-            return crate::signin::too_many_failures(wait);
+        if let Some(closed) = state.guard.wait(client) {
+            return crate::signin::too_many_failures(closed);
         }
         if constant_time_eq(token, &state.token) {
             // The limits a write obeys (the DLQ's size) as the store has them now, when other

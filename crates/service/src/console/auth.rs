@@ -11,7 +11,7 @@
 
 use super::Console;
 use super::view;
-use crate::signin::{CredentialKind, client_address, retry_after_seconds};
+use crate::signin::{Closed, CredentialKind, client_address, retry_after_seconds};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -113,8 +113,8 @@ async fn basic_viewer(
     }
     let credentials = management_credentials(headers, &Query::default())
         .map_err(|e| view::unauthorized(e.message(), true))?;
-    if let Some(wait) = console.guard.wait(client) {
-        return Err(too_many_failures(wait));
+    if let Some(closed) = console.guard.wait(client) {
+        return Err(too_many_failures(closed));
     }
     match ManagementApi::authenticate(&*console.service, credentials).await {
         Ok(()) => Ok(Some(Viewer::Basic)),
@@ -126,12 +126,15 @@ async fn basic_viewer(
 }
 
 /// The console's 429 while the sign-in guard keeps a client waiting: a page and `Retry-After`.
-fn too_many_failures(wait: std::time::Duration) -> Response {
-    let seconds = retry_after_seconds(wait);
+fn too_many_failures(closed: Closed) -> Response {
+    let seconds = retry_after_seconds(closed.wait);
     let mut response = view::error_page(
         StatusCode::TOO_MANY_REQUESTS,
         "Too many failed sign-ins",
-        &format!("too many failed sign-ins from this address: try again in {seconds} seconds"),
+        &format!(
+            "too many failed sign-ins {}: try again in {seconds} seconds",
+            closed.whose()
+        ),
     );
     response
         .headers_mut()
@@ -294,8 +297,8 @@ pub async fn login(
         );
     }
     let client = client_address(&parts.extensions);
-    if let Some(wait) = console.guard.wait(client) {
-        return too_many_failures(wait);
+    if let Some(closed) = console.guard.wait(client) {
+        return too_many_failures(closed);
     }
     let credentials = ManagementCredentials {
         username: username.clone(),
