@@ -285,3 +285,75 @@ async fn every_loopback_address_is_one_source_for_the_sign_in_backoff() {
         .expect("stats");
     assert_eq!(basic.status(), StatusCode::TOO_MANY_REQUESTS, "::1");
 }
+
+#[tokio::test]
+async fn a_login_body_beyond_the_form_limit_is_refused_while_it_arrives() {
+    use std::io::{Read as _, Write as _};
+    let data = tempfile::tempdir().expect("tempdir");
+    let running = serve(data.path(), Stdio::null());
+    let address = running.management.trim_start_matches("http://").to_owned();
+    // Just under the interfaces' 16 MiB, so only the form's own limit can refuse it.
+    const DECLARED: usize = 16 * 1024 * 1024 - 1024;
+    const CHUNK: usize = 16 * 1024;
+    for chunked in [false, true] {
+        let mut stream = std::net::TcpStream::connect(&address).expect("connect");
+        let framing = match chunked {
+            false => format!("Content-Length: {DECLARED}"),
+            true => "Transfer-Encoding: chunked".to_owned(),
+        };
+        let head = format!(
+            "POST /console/login HTTP/1.1\r\nHost: courier\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\n{framing}\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).expect("headers");
+        // The answer, read on its own thread while the body goes out at about 16 MB/s.
+        let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reader = {
+            let mut stream = stream.try_clone().expect("clone");
+            let answered = answered.clone();
+            std::thread::spawn(move || {
+                let mut first = [0u8; 1];
+                let mut answer = Vec::new();
+                if stream.read(&mut first).unwrap_or(0) == 1 {
+                    answered.store(true, std::sync::atomic::Ordering::SeqCst);
+                    answer.push(first[0]);
+                    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+                    let _ = stream.read_to_end(&mut answer);
+                }
+                String::from_utf8_lossy(&answer).into_owned()
+            })
+        };
+        let mut sent = 0;
+        let chunk = vec![b'n'; CHUNK];
+        while sent < DECLARED && !answered.load(std::sync::atomic::Ordering::SeqCst) {
+            let written = match chunked {
+                false => stream.write_all(&chunk),
+                true => stream
+                    .write_all(format!("{CHUNK:x}\r\n").as_bytes())
+                    .and_then(|()| stream.write_all(&chunk))
+                    .and_then(|()| stream.write_all(b"\r\n")),
+            };
+            if written.is_err() {
+                break;
+            }
+            sent += CHUNK;
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        if chunked && sent >= DECLARED {
+            let _ = stream.write_all(b"0\r\n\r\n");
+        }
+        let answer = reader.join().expect("reader");
+        eprintln!("chunked: {chunked}: {sent} bytes sent before the answer");
+        assert!(
+            answer.starts_with("HTTP/1.1 413"),
+            "chunked: {chunked}: {}",
+            answer.lines().next().unwrap_or_default()
+        );
+        assert!(answer.contains("at most 16384 bytes"), "{answer}");
+        assert!(
+            sent <= 4 * 1024 * 1024,
+            "chunked: {chunked}: {sent} bytes were sent before the answer: the body was read \
+             to its end, not refused as it arrived"
+        );
+    }
+}

@@ -141,20 +141,72 @@ fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Deci
 /// client likes; 30 s carry the largest body the service reads at about 4.5 Mbit/s.
 pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Reads the whole request body within `deadline` (at most the router's body limit) before the
-/// handler runs: a body not in by then is answered 408 and the connection closed, one over the
-/// limit 413. Every handler reads its body whole anyway, so nothing streams that could not wait.
+/// How a router's request bodies are read ([`read_body_within`]): within `deadline` of the
+/// headers, at most `limit` bytes, with `too_large` the answer to a larger one.
+#[derive(Clone, Copy)]
+pub struct BodyRead {
+    pub deadline: Duration,
+    pub limit: usize,
+    pub too_large: fn() -> Response,
+}
+
+impl BodyRead {
+    /// The interfaces' bodies: up to [`courier_server::runtime::MAX_BODY_BYTES`], 413 with the
+    /// JSON error beyond.
+    pub fn api(deadline: Duration) -> BodyRead {
+        BodyRead {
+            deadline,
+            limit: courier_server::runtime::MAX_BODY_BYTES,
+            too_large: || {
+                courier_server::runtime::error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "request body is larger than the {}-byte limit",
+                        courier_server::runtime::MAX_BODY_BYTES
+                    ),
+                )
+            },
+        }
+    }
+}
+
+/// Reads the whole request body within the deadline (at most the limit, see [`BodyRead`])
+/// before the handler runs: a body not in by then is answered 408 and the connection closed;
+/// one over the limit is answered at once when its declared length says so, else as soon as
+/// the bytes read pass the limit (never read to its end), and the connection closed. Every
+/// handler reads its body whole anyway, so nothing streams that could not wait.
 pub async fn read_body_within(
-    axum::extract::State(deadline): axum::extract::State<Duration>,
+    axum::extract::State(rule): axum::extract::State<BodyRead>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
     use http_body_util::BodyExt as _;
-    const LIMIT: usize = courier_server::runtime::MAX_BODY_BYTES;
+    let BodyRead {
+        deadline,
+        limit,
+        too_large,
+    } = rule;
+    let refuse = || {
+        let mut response = too_large();
+        // The rest of the body is not read: the connection cannot carry another request.
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+        response
+    };
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return refuse();
+    }
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(
         deadline,
-        http_body_util::Limited::new(body, LIMIT).collect(),
+        http_body_util::Limited::new(body, limit).collect(),
     );
     match read.await {
         Ok(Ok(collected)) => {
@@ -162,12 +214,7 @@ pub async fn read_body_within(
             next.run(axum::extract::Request::from_parts(parts, body))
                 .await
         }
-        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
-            courier_server::runtime::error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("request body is larger than the {LIMIT}-byte limit"),
-            )
-        }
+        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => refuse(),
         Ok(Err(error)) => courier_server::runtime::error(
             StatusCode::BAD_REQUEST,
             format!("the request body could not be read: {error}"),

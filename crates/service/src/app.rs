@@ -1,7 +1,7 @@
 //! Assembles and runs the service: store, account, routers, listeners, background tasks, shutdown.
 
 use crate::account::{InitialCredentials, load_or_create};
-use crate::admission::{AdmitState, Interface, admit};
+use crate::admission::{AdmitState, BodyRead, Interface, admit};
 use crate::api::Service;
 use crate::signin::SignInGuard;
 use crate::store::{Durability, PostgresStore, PostgresUrl, SqliteStore, Store, StoreError};
@@ -159,10 +159,9 @@ async fn health(service: Arc<Service>) -> Response {
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
     let usage = axum::middleware::from_fn_with_state(service.clone(), crate::metering::meter);
-    let body_deadline = axum::middleware::from_fn_with_state(
-        config.body_read_timeout,
-        crate::admission::read_body_within,
-    );
+    let body_read =
+        |rule| axum::middleware::from_fn_with_state(rule, crate::admission::read_body_within);
+    let body_deadline = body_read(BodyRead::api(config.body_read_timeout));
     let guard = Arc::new(SignInGuard::default());
     let admitted = |interface| {
         let state = AdmitState {
@@ -188,26 +187,36 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
             guard.clone(),
         ));
     }
-    let mut management = courier_server::management_router(service.clone())
+    let management = courier_server::management_router(service.clone())
         .route_layer(admitted(Interface::Management));
-    if config.console {
-        management = management.merge(crate::console::router(
-            service.clone(),
-            guard.clone(),
-            config.tls.is_some(),
-        ));
-    }
+    // The console reads no body beyond its form limit: its routes are merged after the API's
+    // body reading is laid over the API's, and read with their own.
+    let console = config.console.then(|| {
+        crate::console::router(service.clone(), guard.clone(), config.tls.is_some()).layer(
+            body_read(BodyRead {
+                deadline: config.body_read_timeout,
+                limit: crate::console::MAX_FORM_BYTES,
+                too_large: crate::console::form_too_large,
+            }),
+        )
+    });
+    let with_console = |router: Router| match console {
+        Some(console) => router.merge(console),
+        None => router,
+    };
     if config.management_listen.is_some() {
         let management = management
             .route("/health", health)
-            .merge(crate::spec_docs::router());
+            .merge(crate::spec_docs::router())
+            .layer(body_deadline.clone());
         (
-            courier_server::finish(main.layer(body_deadline.clone())).layer(usage.clone()),
-            Some(courier_server::finish(management.layer(body_deadline)).layer(usage)),
+            courier_server::finish(main.layer(body_deadline)).layer(usage.clone()),
+            Some(courier_server::finish(with_console(management)).layer(usage)),
         )
     } else {
+        let both = main.merge(management).layer(body_deadline);
         (
-            courier_server::finish(main.merge(management).layer(body_deadline)).layer(usage),
+            courier_server::finish(with_console(both)).layer(usage),
             None,
         )
     }

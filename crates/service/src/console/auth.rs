@@ -29,8 +29,10 @@ pub const SESSION_COOKIE: &str = "courier_console";
 pub const CSRF_FIELD: &str = "csrf";
 /// How long a session lasts from login (the cookie's `Max-Age` too).
 pub(super) const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 60 * 60);
-/// Largest form body read (a login or an action form is a few hundred bytes).
-const MAX_FORM_BYTES: usize = 16 * 1024;
+/// Largest form body read (a login or an action form is a few hundred bytes). The service reads
+/// no more of a console request's body than this (`app::routers`), so a larger one is refused
+/// as it arrives, not after.
+pub(crate) const MAX_FORM_BYTES: usize = 16 * 1024;
 
 /// Who is looking at a page.
 #[derive(Clone, Debug)]
@@ -189,7 +191,8 @@ fn same_origin(headers: &HeaderMap) -> Result<(), String> {
     Ok(())
 }
 
-fn form_too_large() -> Response {
+/// The console's 413: its error page.
+pub(crate) fn form_too_large() -> Response {
     view::error_page(
         StatusCode::PAYLOAD_TOO_LARGE,
         "Form too large",

@@ -23,6 +23,7 @@ use axum::routing::{get, post};
 use std::sync::Arc;
 
 pub use auth::{CSRF_FIELD, LoginForm, SESSION_COOKIE, read_login_form, safe_next};
+pub(crate) use auth::{MAX_FORM_BYTES, form_too_large};
 pub use view::login as login_form_page;
 
 /// What every console handler shares.
