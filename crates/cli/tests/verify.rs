@@ -84,12 +84,14 @@ fn the_demo_service_holds_every_scenario_read_only_and_writing() {
     assert_eq!(code, 0, "{report:#}\n{stderr}");
     assert_eq!(report["write"], false);
     for scenario in [
-        "list",
+        "list-order",
         "cursor-walk",
+        "cursor-end",
         "page-size",
         "filter-label",
-        "not-found",
-        "unauthorized",
+        "filter-label-any-of",
+        "not-found-get",
+        "unauthorized-list-workflow-dlq",
         "account-stats-series",
     ] {
         assert_eq!(outcome(&report, scenario), "passed", "{report:#}");
@@ -268,14 +270,14 @@ type NamesTheDrift = dyn Fn(&Value) -> bool;
 async fn every_drift_of_the_proxy_is_caught_by_its_scenario() {
     let (_data, service) = start_demo();
     let cases: [(Drift, &str, &NamesTheDrift); 5] = [
-        (Drift::RenameField, "list", &|v| {
+        (Drift::RenameField, "list-order", &|v| {
             v["operation_id"] == "listWorkflowDlq"
                 && v["pointer"]
                     .as_str()
                     .is_some_and(|p| p.starts_with("/messages/"))
                 && v["rule"] == "required"
         }),
-        (Drift::ChangeStatus, "not-found", &|v| {
+        (Drift::ChangeStatus, "not-found-get", &|v| {
             v["status"] == 410 && v["rule"] == "status"
         }),
         (Drift::IgnoreFilter, "filter-label", &|v| {
@@ -291,9 +293,11 @@ async fn every_drift_of_the_proxy_is_caught_by_its_scenario() {
                     .as_str()
                     .is_some_and(|p| p.starts_with("/messages"))
         }),
-        (Drift::ChangeErrorBody, "unauthorized", &|v| {
-            v["rule"] == "required" && v["status"] == 401
-        }),
+        (
+            Drift::ChangeErrorBody,
+            "unauthorized-list-workflow-dlq",
+            &|v| v["rule"] == "required" && v["status"] == 401,
+        ),
     ];
     for (drift, scenario, expected) in cases {
         let base = start_proxy(&service.base, drift).await;
@@ -315,4 +319,47 @@ async fn every_drift_of_the_proxy_is_caught_by_its_scenario() {
             "{drift:?}: {scenario} did not name the drift: {found:#?}"
         );
     }
+}
+
+#[test]
+fn an_unreachable_service_exits_6_naming_the_cause() {
+    // Port 9 (discard) has no listener on loopback: every request is refused.
+    let (code, stdout, stderr) = verify("http://127.0.0.1:9", &[]);
+    assert_eq!(code, 6, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("could not be reached") && stderr.to_lowercase().contains("refused"),
+        "the error names the cause: {stderr}"
+    );
+}
+
+#[test]
+fn output_json_chooses_the_json_report_and_scenarios_can_be_chosen() {
+    let (_data, service) = start_demo();
+    let (code, stdout, stderr) = verify(
+        &service.base,
+        &[
+            "-o",
+            "json",
+            "--scenario",
+            "filter-*",
+            "--exclude",
+            "filter-and",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("-o json prints the JSON report");
+    let names: Vec<&str> = report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("filter-")) && !names.contains(&"filter-and"),
+        "{names:?}"
+    );
+    assert!(names.contains(&"filter-label-comma"), "{names:?}");
+    let (code, _, stderr) = verify(&service.base, &["--scenario", "no-such-scenario"]);
+    assert_eq!(code, 2, "an unknown scenario is a usage error: {stderr}");
+    assert!(stderr.contains("no-such-scenario"), "{stderr}");
 }

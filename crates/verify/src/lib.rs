@@ -31,25 +31,47 @@
 //! async runtime, so a client can validate the answers it receives.
 //!
 //! **The scenario runner** (feature `runner`, on by default) holds a service to the
-//! interface's semantics, which no schema says: every entry listed with a filter matches it
-//! (the filter values are taken from the entries listed, so it works on any data), a cursor
-//! walk neither repeats nor skips, the page size is honoured, entries come in ascending
-//! `dlqId` order, a listed id can be got, what does not exist is 404, a request without valid
-//! credentials is 401, a bad parameter is 400, every error body is `{"error": string}`, and
-//! every statistics series has the length and spacing the spec's `x-courier-series` gives for
-//! its period. Every answer on the way is validated against the contract too. Requests are
-//! raw HTTP, so the validator sees the bytes the service sent, not what a client decoded.
+//! interface's semantics, which no schema says. Each scenario checks one rule of one operation
+//! ([`catalogue`] lists them with their rules in words; [`rules::RULES`] maps every rule of the
+//! interface and every decision observable from outside to its scenarios, or says why it is
+//! not checked). Every answer on the way is validated against the contract too, and requests
+//! are raw HTTP, so the validator sees the bytes the service sent.
 //!
-//! Nothing is written unless asked: [`VerifierBuilder::write`] adds the writing scenarios
-//! (delete one, bulk delete by ids and by filter, cancel a run, writes without credentials),
-//! which need a [`Seed`] to create their own entries: [`AdminSeed`] through courier's admin
-//! API (`courier serve --admin-token`), or a seeding hook of your own fake. Each writing
-//! scenario creates entries under a tag of its own and touches only those.
+//! The rules come from the spec, never a second copy: which field each filter compares and
+//! how (`x-courier-matches`), the list's order (`x-courier-order`), every bound, every period's
+//! series, are read from the generated contract; the filter and credential scenarios are made
+//! per filter and per operation from it.
 //!
-//! The [`Report`] lists every scenario as passed, failed or skipped (with the reason: an
-//! empty DLQ, no seed). A failure names the request as a curl command with the credentials
-//! masked, and its [`Violation`]s. Render it with [`Report::to_table`] on a terminal,
-//! [`Report::to_json`], or [`Report::to_junit`] for CI.
+//! **What it checks against.** Nothing is written unless asked. With
+//! [`VerifierBuilder::write`] and a [`Seed`] ([`AdminSeed`] through courier's admin API, or a
+//! hook of your own fake, which takes the models' types) the run first seeds a fixture: failed
+//! runs under a tag of its own, with every filter's values shared by some entries and not
+//! others, ids whose byte and numeric orders differ, UTF-8, unicode and binary bodies, entries
+//! without the optional fields. Every reading scenario then checks *completeness* against it
+//! (every matching seeded entry is listed, not only that what is listed matches), and the
+//! writing scenarios delete, bulk delete and cancel entries they seeded themselves, then look
+//! for them in get-one and in every list, filtered and not. Without writing, the reading
+//! scenarios derive their values from what the service already lists.
+//!
+//! **Four outcomes.** *Passed*; *failed*, with each failing request as a curl command (real
+//! credentials masked, deliberately wrong ones shown), the rule, what was expected and what
+//! came, and the JSON pointer; *inconclusive*, when a scenario could not check its rule (an
+//! empty DLQ without writing, a seed that offers no index) and says why; *not implemented*,
+//! when the operation it checks answered 501. A run passes when nothing failed and nothing was
+//! inconclusive, unless [`VerifierBuilder::allow_inconclusive`] allows that; not implemented
+//! operations never fail a run, so a partial fake gets an honest green report of what it
+//! covers. A seed that fails fails the scenarios that needed it, and only those.
+//!
+//! **Polite.** 429 answers are waited out as their `Retry-After` or reset headers say (counted
+//! in the report; a 429 that outlasts [`VerifierBuilder::rate_limit_patience`] is what the
+//! request got), requests can be paced ([`VerifierBuilder::max_requests_per_second`]), each
+//! answer is read up to a cap ([`VerifierBuilder::max_answer_bytes`]) within the request's
+//! timeout, which covers the body. Scenarios are chosen and left out by name
+//! ([`VerifierBuilder::scenarios`], [`VerifierBuilder::exclude`]); the two that change the
+//! service token (`rotation`) or spend the account's budget (`rate-limit`) run only when named.
+//!
+//! The [`Report`] renders as a table ([`Report::to_table`]), JSON ([`Report::to_json`]) or
+//! JUnit XML for CI ([`Report::to_junit`]); a server's bytes never reach either raw.
 //!
 //! # Verifying a base URL
 //!
@@ -72,10 +94,22 @@
 //! With the feature `axum`, `serve_router` serves the router of your
 //! `courier_server::MessagingApi` / `ManagementApi` implementation on an ephemeral port; pass
 //! your seeding hook and turn writing on. `examples/fake-service` in courier's repository is a
-//! complete in-memory fake verified this way, and a deliberately wrong one whose tests show
-//! the report.
+//! complete in-memory fake verified this way, with 44 defects an implementer makes, each
+//! caught by the scenario named for it.
 //!
 //! ```ignore
+//! struct MySeed(std::sync::Arc<MyState>);
+//!
+//! impl courier_verify::Seed for MySeed {
+//!     fn insert_dlq(
+//!         &self,
+//!         entries: Vec<courier_models::FailedWorkflowRun>,
+//!     ) -> courier_verify::SeedFuture<'_, Vec<String>> {
+//!         let ids = self.0.store(entries); // keeps each entry's dlqId, answers them in order
+//!         Box::pin(async move { Ok(ids) })
+//!     }
+//! }
+//!
 //! let base_url = courier_verify::serve_router(my_router).await?;
 //! let report = courier_verify::Verifier::builder(base_url)
 //!     .service_token("my-token")
@@ -109,6 +143,7 @@ mod decode;
 mod fast;
 #[cfg(feature = "runner")]
 pub mod report;
+pub mod rules;
 #[cfg(feature = "runner")]
 mod runner;
 pub mod validate;
@@ -121,7 +156,9 @@ pub use report::{Failure, Outcome, Report, ScenarioResult};
 #[cfg(feature = "axum")]
 pub use runner::serve_router;
 #[cfg(feature = "runner")]
-pub use runner::{AdminSeed, ConfigError, Seed, SeedFuture, Verifier, VerifierBuilder};
+pub use runner::{
+    AdminSeed, ConfigError, ScenarioInfo, Seed, SeedFuture, Verifier, VerifierBuilder, catalogue,
+};
 pub use validate::{ContractError, Validator};
 pub use violation::{Place, Violation};
 

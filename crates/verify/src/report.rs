@@ -1,7 +1,7 @@
 //! The verifier's report: every scenario with its outcome and failures, as JSON (serde), JUnit
 //! XML (which CI systems display) or a table for a terminal.
 
-use crate::violation::Violation;
+use crate::violation::{Violation, printable};
 use comfy_table::{ContentArrangement, Table};
 use quick_xml::escape::escape;
 use serde::Serialize;
@@ -16,17 +16,40 @@ pub struct Report {
     pub spec_version: String,
     /// Whether writing scenarios ran.
     pub write: bool,
+    /// Whether an inconclusive scenario was allowed to leave the run passed.
+    pub allow_inconclusive: bool,
+    /// How many 429 answers were waited out (as their headers asked) before a retry.
+    pub rate_limited: usize,
     pub scenarios: Vec<ScenarioResult>,
 }
 
 /// How a scenario ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Outcome {
+    /// Its rule held.
     Passed,
+    /// Its rule was broken: see the failures.
     Failed,
-    /// Not run, for the reason given (no data to derive it from, writing not enabled, ...).
-    Skipped,
+    /// It could not check its rule, for the reason given (no data to check it on, a seed that
+    /// offers nothing, ...): neither a pass nor a failure. A run with one fails unless
+    /// inconclusive scenarios were allowed.
+    Inconclusive,
+    /// The operation it checks answered 501 (documented for every operation): the
+    /// implementation says it does not offer it. Not a failure.
+    NotImplemented,
+}
+
+impl Outcome {
+    /// The outcome as the table and the summary write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "FAILED",
+            Outcome::Inconclusive => "inconclusive",
+            Outcome::NotImplemented => "not implemented",
+        }
+    }
 }
 
 /// One scenario's result.
@@ -34,14 +57,14 @@ pub enum Outcome {
 pub struct ScenarioResult {
     /// Kebab-case name, e.g. `cursor-walk`.
     pub name: String,
-    /// What the scenario holds the service to.
+    /// The rule it holds the service to, in plain words.
     pub description: String,
     /// Whether the scenario writes (deletes or cancels entries it created).
     pub writes: bool,
     pub outcome: Outcome,
-    /// Why it was skipped.
+    /// Why it was inconclusive, or which operation is not implemented.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub skip_reason: Option<String>,
+    pub reason: Option<String>,
     /// How many requests it sent.
     pub requests: usize,
     pub duration_ms: u64,
@@ -64,9 +87,44 @@ pub struct Failure {
 }
 
 impl Report {
-    /// Whether every scenario that ran held (skipped ones do not fail a run).
+    /// Whether the run passed: no scenario failed, and none was inconclusive unless that was
+    /// allowed. Not implemented operations do not fail a run.
     pub fn passed(&self) -> bool {
-        self.scenarios.iter().all(|s| s.outcome != Outcome::Failed)
+        self.scenarios.iter().all(|s| match s.outcome {
+            Outcome::Failed => false,
+            Outcome::Inconclusive => self.allow_inconclusive,
+            Outcome::Passed | Outcome::NotImplemented => true,
+        })
+    }
+
+    /// How many scenarios ended with `outcome`.
+    pub fn count(&self, outcome: Outcome) -> usize {
+        self.scenarios
+            .iter()
+            .filter(|s| s.outcome == outcome)
+            .count()
+    }
+
+    /// The summary line: every outcome counted, and the 429s waited out.
+    pub fn summary(&self) -> String {
+        let mut line = format!(
+            "{} passed, {} failed, {} inconclusive, {} not implemented",
+            self.count(Outcome::Passed),
+            self.count(Outcome::Failed),
+            self.count(Outcome::Inconclusive),
+            self.count(Outcome::NotImplemented),
+        );
+        if self.rate_limited > 0 {
+            let _ = write!(
+                line,
+                "; {} rate-limited answers (429) waited out",
+                self.rate_limited
+            );
+        }
+        if self.count(Outcome::Inconclusive) > 0 && self.allow_inconclusive {
+            line.push_str(" (inconclusive allowed)");
+        }
+        line
     }
 
     /// The scenario of that name.
@@ -97,8 +155,18 @@ impl Report {
         serde_json::to_string_pretty(self).expect("a report is plain data")
     }
 
+    /// Inconclusive scenarios that fail the run (none when they are allowed).
+    fn inconclusive_failing(&self) -> usize {
+        if self.allow_inconclusive {
+            0
+        } else {
+            self.count(Outcome::Inconclusive)
+        }
+    }
+
     /// The report as JUnit XML: one test suite, one test case per scenario, a `<failure>` per
-    /// failed one listing each request and its violations, `<skipped>` with the reason.
+    /// failed one listing each request and its violations (and per inconclusive one unless
+    /// allowed), `<skipped>` with the reason for the rest.
     pub fn to_junit(&self) -> String {
         let count = |outcome| self.names(outcome).len();
         let seconds: f64 = self
@@ -111,10 +179,11 @@ impl Report {
         let _ = writeln!(
             xml,
             "<testsuites><testsuite name=\"courier-verify {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{seconds:.3}\">",
-            escape(self.base_url.as_str()),
+            escape(printable(&self.base_url).as_str()),
             self.scenarios.len(),
-            count(Outcome::Failed),
-            count(Outcome::Skipped),
+            count(Outcome::Failed) + self.inconclusive_failing(),
+            count(Outcome::NotImplemented) + count(Outcome::Inconclusive)
+                - self.inconclusive_failing(),
         );
         for scenario in &self.scenarios {
             let _ = write!(
@@ -123,11 +192,29 @@ impl Report {
                 escape(scenario.name.as_str()),
                 scenario.duration_ms as f64 / 1000.0
             );
+            let reason = scenario.reason.as_deref().unwrap_or_default();
             match scenario.outcome {
                 Outcome::Passed => {}
-                Outcome::Skipped => {
-                    let reason = scenario.skip_reason.as_deref().unwrap_or_default();
-                    let _ = write!(xml, "<skipped message=\"{}\"/>", escape(reason));
+                Outcome::NotImplemented => {
+                    let _ = write!(
+                        xml,
+                        "<skipped message=\"not implemented: {}\"/>",
+                        escape(printable(reason).as_str())
+                    );
+                }
+                Outcome::Inconclusive if self.allow_inconclusive => {
+                    let _ = write!(
+                        xml,
+                        "<skipped message=\"inconclusive: {}\"/>",
+                        escape(printable(reason).as_str())
+                    );
+                }
+                Outcome::Inconclusive => {
+                    let _ = write!(
+                        xml,
+                        "<failure message=\"inconclusive: {}\"/>",
+                        escape(printable(reason).as_str())
+                    );
                 }
                 Outcome::Failed => {
                     let first = scenario
@@ -156,14 +243,12 @@ impl Report {
             .set_content_arrangement(ContentArrangement::Dynamic)
             .set_header(["scenario", "outcome", "requests", "detail"]);
         for scenario in &self.scenarios {
-            let outcome = match scenario.outcome {
-                Outcome::Passed => "passed",
-                Outcome::Failed => "FAILED",
-                Outcome::Skipped => "skipped",
-            };
+            let outcome = scenario.outcome.label();
             let detail = match scenario.outcome {
                 Outcome::Passed => scenario.description.clone(),
-                Outcome::Skipped => scenario.skip_reason.clone().unwrap_or_default(),
+                Outcome::Inconclusive | Outcome::NotImplemented => {
+                    printable(scenario.reason.as_deref().unwrap_or_default())
+                }
                 Outcome::Failed => scenario
                     .failures
                     .first()
@@ -179,7 +264,7 @@ impl Report {
         }
         let mut text = format!(
             "courier-verify: {} against spec {}{}\n{table}\n",
-            self.base_url,
+            printable(&self.base_url),
             self.spec_version,
             if self.write {
                 " (writing scenarios on)"
@@ -194,18 +279,13 @@ impl Report {
         {
             let _ = write!(
                 text,
-                "\n{} FAILED\n{}",
+                "\n{} FAILED: {}\n{}",
                 scenario.name,
+                scenario.description,
                 failures_text(scenario)
             );
         }
-        let _ = writeln!(
-            text,
-            "\n{} passed, {} failed, {} skipped",
-            self.names(Outcome::Passed).len(),
-            self.names(Outcome::Failed).len(),
-            self.names(Outcome::Skipped).len()
-        );
+        let _ = writeln!(text, "\n{}", self.summary());
         text
     }
 }
@@ -214,7 +294,7 @@ impl Report {
 fn failure_summary(failure: &Failure) -> String {
     match (failure.violations.first(), &failure.error) {
         (Some(violation), _) => violation.to_string(),
-        (None, Some(error)) => error.clone(),
+        (None, Some(error)) => printable(error),
         (None, None) => String::new(),
     }
 }
@@ -225,7 +305,7 @@ fn failures_text(scenario: &ScenarioResult) -> String {
     for failure in &scenario.failures {
         let _ = writeln!(text, "  request: {}", failure.request);
         if let Some(error) = &failure.error {
-            let _ = writeln!(text, "    {error}");
+            let _ = writeln!(text, "    {}", printable(error));
         }
         for violation in &failure.violations {
             let _ = writeln!(text, "    {violation}");

@@ -92,14 +92,32 @@ impl fmt::Display for Violation {
     }
 }
 
-/// `text` cut to at most [`VALUE_LIMIT`] characters, on a character boundary, with `…` when cut.
+/// `text` cut to at most [`VALUE_LIMIT`] characters, on a character boundary, with `…` when cut,
+/// and made [`printable`]: a server's bytes never reach a terminal or an XML report raw.
 pub fn shorten(text: &str) -> String {
+    let text = printable(text);
     if text.chars().count() <= VALUE_LIMIT {
-        return text.to_owned();
+        return text;
     }
     let mut short: String = text.chars().take(VALUE_LIMIT - 1).collect();
     short.push('…');
     short
+}
+
+/// `text` with every control character (escape sequences, NUL, ...) written as `\u{..}`.
+pub fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                format!("\\u{{{:x}}}", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// A JSON pointer token for a property name (RFC 6901: `~` → `~0`, `/` → `~1`).
@@ -119,5 +137,6 @@ mod tests {
         assert_eq!(short.chars().count(), VALUE_LIMIT);
         assert!(short.ends_with('…'));
         assert_eq!(pointer_token("a/b~c"), "a~1b~0c");
+        assert_eq!(shorten("a\u{1b}[2Jb\0"), "a\\u{1b}[2Jb\\u{0}");
     }
 }

@@ -1,88 +1,114 @@
 //! An in-memory fake of the courier interface (both traits of `courier-server`), the kind a
-//! user writes for their own tests, with a seeding hook so `courier-verify` can run its
-//! writing scenarios against it. [`Drift`] makes it deliberately wrong, to show what the
-//! verifier reports.
+//! user writes for their own tests, with a seeding hook so `courier-verify` can seed the data
+//! its scenarios check. [`Defect`] breaks it the ways implementers break such a service, one
+//! at a time, to show that the verifier catches each and where.
 
-use courier_models::{DlqFilter, ErrorBody, StatsPeriod};
+use courier_models::{DlqFilter, ErrorBody, SearchIndex, UrlGroup};
 use courier_server::runtime::{JsonBody, error_body};
 use courier_server::{
     CancelWorkflowRunRequest, CancelWorkflowRunResponse, CancelWorkflowRunsRequest,
     CancelWorkflowRunsResponse, DeleteDlqMessageRequest, DeleteDlqMessageResponse,
-    DeleteWorkflowDlqBulkRequest, DeleteWorkflowDlqBulkResponse, GetAccountStatsRequest,
-    GetAccountStatsResponse, GetSearchIndexRequest, GetSearchIndexResponse,
-    GetSearchIndexStatsRequest, GetSearchIndexStatsResponse, GetUrlGroupRequest,
+    DeleteWorkflowDlqBulkRequest, DeleteWorkflowDlqBulkResponse, GetUrlGroupRequest,
     GetUrlGroupResponse, GetWorkflowDlqRequest, GetWorkflowDlqResponse, ListWorkflowDlqRequest,
-    ListWorkflowDlqResponse, ManagementApi, ManagementCredentials, MessagingApi,
-    MessagingCredentials, RotateTokenRequest, RotateTokenResponse, Unauthorized, finish,
+    ListWorkflowDlqResponse, MessagingApi, MessagingCredentials, Unauthorized, finish,
     management_router, messaging_router,
 };
-use courier_verify::{Seed, SeedFuture};
+use wire::{decode_cursor, drop_query, empty_compat_list, encode_cursor, parameters_first, rename};
+
+mod defect;
+mod management;
+mod seed;
+mod wire;
+
+pub use defect::Defect;
+pub use seed::FakeSeed;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
-use time::OffsetDateTime;
 
-/// Ways the fake can be made to break the contract.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Drift {
-    /// The list ignores the `label` filter.
-    pub ignore_label_filter: bool,
-    /// Listed entries call `workflowRunId` `runId`.
-    pub rename_workflow_run_id: bool,
-    /// A cursor points one entry back, so the next page repeats the last entry of this one.
-    pub repeat_across_pages: bool,
-    /// Deleting one entry answers 204 instead of the documented 200.
-    pub delete_answers_204: bool,
-    /// Error bodies say `message` instead of `error`.
-    pub error_body_message: bool,
-}
-
-/// The fake: entries by `dlqId` (zero-padded numbers, so string and numeric order agree).
+/// The fake: entries by `dlqId`, with what an entry needs to be listed and cancelled.
 pub struct Fake {
-    pub service_token: String,
     pub customer_id: String,
     pub management_key: String,
-    drift: Drift,
+    defect: Option<Defect>,
     state: Mutex<State>,
 }
 
 #[derive(Default)]
 struct State {
+    service_token: String,
+    /// Tokens rotation replaced (kept only under [`Defect::RotationKeepsOldToken`]).
+    old_tokens: Vec<String>,
     entries: BTreeMap<String, Value>,
+    /// Entries deleted but still listed, under [`Defect::DeletedStillListed`].
+    ghosts: BTreeMap<String, Value>,
     runs: BTreeSet<String>,
+    groups: BTreeMap<String, UrlGroup>,
+    indexes: BTreeMap<String, SearchIndex>,
+    /// The ids the first list saw, under [`Defect::ListFrozenAtFirstCall`].
+    frozen: Option<BTreeSet<String>>,
     next: u64,
 }
 
 impl Fake {
-    pub fn new(drift: Drift) -> Arc<Fake> {
+    /// A fake that keeps the contract.
+    pub fn new() -> Arc<Fake> {
+        Fake::build(None)
+    }
+
+    /// A fake with one defect.
+    pub fn with_defect(defect: Defect) -> Arc<Fake> {
+        Fake::build(Some(defect))
+    }
+
+    fn build(defect: Option<Defect>) -> Arc<Fake> {
         Arc::new(Fake {
-            service_token: "fake-token".into(),
             customer_id: "fake@example.com".into(),
             management_key: "fake-key".into(),
-            drift,
-            state: Mutex::new(State::default()),
+            defect,
+            state: Mutex::new(State {
+                service_token: "fake-token".into(),
+                ..State::default()
+            }),
         })
+    }
+
+    fn has(&self, defect: Defect) -> bool {
+        self.defect == Some(defect)
+    }
+
+    /// The service token in use (rotation changes it).
+    pub fn service_token(&self) -> String {
+        self.state().service_token.clone()
     }
 
     /// Both interfaces on one router, as `courier serve` has them.
     pub fn router(self: &Arc<Fake>) -> axum::Router {
         let router = finish(messaging_router(self.clone()).merge(management_router(self.clone())));
-        // Drifts on the wire: the generated server holds typed bodies to their schema.
-        let router = match self.drift.rename_workflow_run_id {
-            true => router.layer(axum::middleware::map_response(|r| {
-                rename(r, "\"workflowRunId\":", "\"runId\":")
-            })),
-            false => router,
-        };
-        let router = match self.drift.error_body_message {
-            true => router.layer(axum::middleware::map_response(|r| {
+        // Defects on the wire: the generated server holds typed bodies to their schema, and
+        // checks credentials and parameters in the documented order.
+        match self.defect {
+            Some(Defect::RenameWorkflowRunId) => {
+                router.layer(axum::middleware::map_response(|r| {
+                    rename(r, "\"workflowRunId\":", "\"runId\":")
+                }))
+            }
+            Some(Defect::ErrorBodyMessage) => router.layer(axum::middleware::map_response(|r| {
                 rename(r, "{\"error\":", "{\"message\":")
             })),
-            false => router,
-        };
-        match self.drift.delete_answers_204 {
-            true => router.layer(axum::middleware::map_response(no_content_for_deletes)),
-            false => router,
+            Some(Defect::RefuseQueryToken) => router.layer(axum::middleware::map_request(|r| {
+                drop_query(r, "service_token=")
+            })),
+            Some(Defect::CompatListEmpty) => {
+                router.layer(axum::middleware::from_fn(empty_compat_list))
+            }
+            Some(Defect::IgnoreCallerIpAlias) => router.layer(axum::middleware::map_request(|r| {
+                drop_query(r, "callerIP=")
+            })),
+            Some(Defect::ParametersBeforeCredentials) => {
+                router.layer(axum::middleware::from_fn(parameters_first))
+            }
+            _ => router,
         }
     }
 
@@ -104,115 +130,207 @@ impl Fake {
             .flatten()
             .filter_map(|l| l.as_str().map(str::to_owned))
             .collect();
-        labels.extend(entry["label"].as_str().map(str::to_owned));
+        if !self.has(Defect::LabelIgnoresDeprecatedField) {
+            labels.extend(entry["label"].as_str().map(str::to_owned));
+        }
         let states: Vec<String> = filter
             .failure_function_state
             .iter()
             .map(|s| json!(s).as_str().unwrap_or_default().to_owned())
             .collect();
-        filter.from_date.is_none_or(|from| created >= from)
-            && filter.to_date.is_none_or(|to| created <= to)
-            && any(&filter.workflow_url, &[text("workflowUrl")])
-            && filter
-                .workflow_run_id
-                .as_ref()
-                .is_none_or(|id| *id == text("workflowRunId"))
-            && filter
-                .workflow_created_at
-                .is_none_or(|at| entry["workflowCreatedAt"].as_i64() == Some(at))
-            && (self.drift.ignore_label_filter || any(&filter.label, &labels))
-            && any(
-                &states,
-                &[entry["failureCallbackInfo"]["state"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned()],
-            )
-            && any(&filter.caller_ip, &[text("callerIP")])
-            && any(&filter.flow_control_key, &[text("flowControlKey")])
+        let mut wanted_labels = filter.label.clone();
+        if self.has(Defect::LabelFirstValueOnly) {
+            wanted_labels.truncate(1);
+        }
+        let checks = [
+            filter.from_date.is_none_or(|from| {
+                if self.has(Defect::FromDateExclusive) {
+                    created > from
+                } else {
+                    created >= from
+                }
+            }),
+            self.has(Defect::IgnoreToDate) || filter.to_date.is_none_or(|to| created <= to),
+            self.has(Defect::IgnoreWorkflowUrlFilter)
+                || any(&filter.workflow_url, &[text("workflowUrl")]),
+            self.has(Defect::IgnoreWorkflowRunIdFilter)
+                || filter
+                    .workflow_run_id
+                    .as_ref()
+                    .is_none_or(|id| *id == text("workflowRunId")),
+            self.has(Defect::IgnoreWorkflowCreatedAtFilter)
+                || filter
+                    .workflow_created_at
+                    .is_none_or(|at| entry["workflowCreatedAt"].as_i64() == Some(at)),
+            self.has(Defect::IgnoreLabelFilter) || any(&wanted_labels, &labels),
+            self.has(Defect::IgnoreStateFilter)
+                || any(
+                    &states,
+                    &[entry["failureCallbackInfo"]["state"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned()],
+                ),
+            self.has(Defect::IgnoreCallerIpFilter) || any(&filter.caller_ip, &[text("callerIP")]),
+            self.has(Defect::IgnoreFlowControlKeyFilter)
+                || any(&filter.flow_control_key, &[text("flowControlKey")]),
+        ];
+        if self.has(Defect::FiltersOred) && !filter.is_empty() {
+            // Each set filter alone is checked; any one matching is enough.
+            let one = |f: DlqFilter| Fake::build(None).matches(entry, &f);
+            let mut singles = Vec::new();
+            singles.extend(
+                filter
+                    .label
+                    .iter()
+                    .map(|l| DlqFilter::new().label(l.clone())),
+            );
+            singles.extend(
+                filter
+                    .flow_control_key
+                    .iter()
+                    .map(|k| DlqFilter::new().flow_control_key(k.clone())),
+            );
+            singles.extend(
+                filter
+                    .workflow_url
+                    .iter()
+                    .map(|u| DlqFilter::new().workflow_url(u.clone())),
+            );
+            singles.extend(
+                filter
+                    .caller_ip
+                    .iter()
+                    .map(|c| DlqFilter::new().caller_ip(c.clone())),
+            );
+            if !singles.is_empty() {
+                return singles.into_iter().any(one);
+            }
+        }
+        checks.into_iter().all(|check| check)
     }
 
     /// The matching ids after `cursor`, at most `count`, and whether more match.
     fn page(&self, filter: &DlqFilter, cursor: Option<&str>, count: i64) -> (Vec<String>, bool) {
-        let after = cursor.and_then(decode_cursor).unwrap_or_default();
-        let state = self.state();
-        let mut ids = state
+        let after = cursor.and_then(decode_cursor);
+        let mut state = self.state();
+        if self.has(Defect::AlwaysEmptyList) {
+            return (Vec::new(), false);
+        }
+        if self.has(Defect::ListFrozenAtFirstCall) && state.frozen.is_none() {
+            state.frozen = Some(state.entries.keys().cloned().collect());
+        }
+        let mut all: Vec<(&String, &Value)> = state
             .entries
             .iter()
-            .filter(|(id, entry)| **id > after && self.matches(entry, filter))
-            .map(|(id, _)| id.clone());
-        let page: Vec<String> = ids
-            .by_ref()
-            .take(usize::try_from(count).unwrap_or(0))
+            .chain(state.ghosts.iter())
+            .filter(|(id, _)| state.frozen.as_ref().is_none_or(|f| f.contains(*id)))
+            .filter(|(_, entry)| self.matches(entry, filter))
             .collect();
-        (page, ids.next().is_some())
+        all.sort_by(|(a, _), (b, _)| self.order(a, b));
+        let start = match &after {
+            Some(after) => all
+                .iter()
+                .position(|(id, _)| self.order(id, after) == std::cmp::Ordering::Greater)
+                .unwrap_or(all.len()),
+            None => 0,
+        };
+        let mut take = usize::try_from(count).unwrap_or(0);
+        if self.has(Defect::IgnoreCount) {
+            take = 100;
+        }
+        if self.has(Defect::ShortPages) && take > 1 {
+            take -= 1;
+        }
+        let rest = &all[start..];
+        let page: Vec<String> = rest
+            .iter()
+            .take(take)
+            .map(|(id, _)| (*id).clone())
+            .collect();
+        let more = rest.len() > page.len()
+            || (self.has(Defect::CursorOnFullLastPage)
+                && !page.is_empty()
+                && rest.len() == page.len()
+                && after.is_none());
+        (page, more)
+    }
+
+    /// The order of ids in a list.
+    fn order(&self, a: &str, b: &str) -> std::cmp::Ordering {
+        if self.has(Defect::DescendingOrder) {
+            b.cmp(a)
+        } else if self.has(Defect::NumericOrder) {
+            (a.len(), a).cmp(&(b.len(), b))
+        } else {
+            a.cmp(b)
+        }
     }
 
     /// An entry as listed (section 2.1): the stored run with its failure function's state.
-    fn listed(&self, entry: &Value) -> Value {
+    fn listed(entry: &Value) -> Value {
         let mut listed = entry.clone();
         if let Some(state) = entry["failureCallbackInfo"].get("state") {
             listed["failureFunctionState"] = state.clone();
         }
         listed
     }
-}
 
-/// An empty 200 becomes a 204 (as a delete one answers it under that drift).
-async fn no_content_for_deletes(
-    mut response: axum::response::Response,
-) -> axum::response::Response {
-    let empty = response
-        .headers()
-        .get(axum::http::header::CONTENT_TYPE)
-        .is_none();
-    if response.status() == axum::http::StatusCode::OK && empty {
-        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+    fn list(&self, filter: &DlqFilter, cursor: Option<&str>, count: i64) -> Value {
+        let (ids, more) = self.page(filter, cursor, count);
+        let state = self.state();
+        let messages: Vec<Value> = ids
+            .iter()
+            .filter_map(|id| state.entries.get(id).or(state.ghosts.get(id)))
+            .map(Fake::listed)
+            .collect();
+        let mut body = json!({ "messages": messages });
+        let cursor_at = match self.has(Defect::CursorRepeatsLast) {
+            true if ids.len() > 1 => ids.get(ids.len() - 2),
+            _ => ids.last(),
+        };
+        if more && let Some(last) = cursor_at {
+            body["cursor"] = json!(encode_cursor(last));
+        }
+        body
     }
-    response
+
+    fn remove(&self, state: &mut State, id: &str) -> bool {
+        match state.entries.remove(id) {
+            Some(entry) => {
+                if self.has(Defect::DeletedStillListed) {
+                    state.ghosts.insert(id.to_owned(), entry);
+                }
+                true
+            }
+            None => false,
+        }
+    }
 }
 
-/// Replaces `from` by `to` in the text of every answer.
-async fn rename(
-    response: axum::response::Response,
-    from: &'static str,
-    to: &'static str,
-) -> axum::response::Response {
-    let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap_or_default();
-    let renamed = String::from_utf8_lossy(&bytes).replace(from, to);
-    let mut response = axum::response::Response::from_parts(parts, axum::body::Body::from(renamed));
-    response
-        .headers_mut()
-        .remove(axum::http::header::CONTENT_LENGTH);
-    response
-}
-
-fn encode_cursor(id: &str) -> String {
-    let hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
-    format!("d1.{hex}")
-}
-
-fn decode_cursor(cursor: &str) -> Option<String> {
-    let hex = cursor.strip_prefix("d1.")?;
-    let bytes: Option<Vec<u8>> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect();
-    String::from_utf8(bytes?).ok()
-}
-
-fn not_found(what: &str) -> ErrorBody {
+pub(crate) fn not_found(what: &str) -> ErrorBody {
     error_body(format!("{what} not found"))
+}
+
+fn bad_cursor() -> ErrorBody {
+    error_body("`cursor` is not a cursor this service gave")
 }
 
 impl MessagingApi for Fake {
     type Principal = ();
 
     async fn authenticate(&self, credentials: MessagingCredentials) -> Result<(), Unauthorized> {
-        credentials.expect_token(&self.service_token, "unknown service token")
+        if self.has(Defect::AnyServiceToken) {
+            return Ok(());
+        }
+        let (token, old) = {
+            let state = self.state();
+            (state.service_token.clone(), state.old_tokens.clone())
+        };
+        if old.iter().any(|t| credentials.expect_token(t, "").is_ok()) {
+            return Ok(());
+        }
+        credentials.expect_token(&token, "unknown service token")
     }
 
     async fn list_workflow_dlq(
@@ -220,20 +338,21 @@ impl MessagingApi for Fake {
         _: (),
         request: ListWorkflowDlqRequest,
     ) -> ListWorkflowDlqResponse {
-        let (ids, more) = self.page(&request.filter, request.cursor.as_deref(), request.count);
-        let state = self.state();
-        let messages: Vec<Value> = ids
-            .iter()
-            .map(|id| self.listed(&state.entries[id]))
-            .collect();
-        let mut body = json!({ "messages": messages });
-        let cursor_at = match self.drift.repeat_across_pages {
-            true if ids.len() > 1 => ids.get(ids.len() - 2),
-            _ => ids.last(),
-        };
-        if more && let Some(last) = cursor_at {
-            body["cursor"] = json!(encode_cursor(last));
+        if request
+            .cursor
+            .as_deref()
+            .is_some_and(|c| decode_cursor(c).is_none())
+        {
+            return ListWorkflowDlqResponse::BadRequest(bad_cursor());
         }
+        let mut filter = request.filter;
+        if self.has(Defect::LabelCommaNotSplit) {
+            // The parsed values are joined back, as a parser that did not split would see them.
+            if filter.label.len() > 1 {
+                filter.label = vec![filter.label.join(",")];
+            }
+        }
+        let body = self.list(&filter, request.cursor.as_deref(), request.count);
         ListWorkflowDlqResponse::Ok(JsonBody::preserialized(body.to_string()))
     }
 
@@ -243,7 +362,13 @@ impl MessagingApi for Fake {
         request: GetWorkflowDlqRequest,
     ) -> GetWorkflowDlqResponse {
         match self.state().entries.get(&request.dlq_id) {
-            Some(entry) => GetWorkflowDlqResponse::Ok(JsonBody::preserialized(entry.to_string())),
+            Some(entry) => {
+                let mut entry = entry.clone();
+                if self.has(Defect::GetChangesWorkflowUrl) {
+                    entry["workflowUrl"] = json!("https://elsewhere.example.invalid/");
+                }
+                GetWorkflowDlqResponse::Ok(JsonBody::preserialized(entry.to_string()))
+            }
             None => GetWorkflowDlqResponse::NotFound(not_found("DLQ entry")),
         }
     }
@@ -253,9 +378,11 @@ impl MessagingApi for Fake {
         _: (),
         request: DeleteDlqMessageRequest,
     ) -> DeleteDlqMessageResponse {
-        match self.state().entries.remove(&request.dlq_id) {
-            Some(_) => DeleteDlqMessageResponse::Ok,
-            None => DeleteDlqMessageResponse::NotFound(not_found("DLQ entry")),
+        let mut state = self.state();
+        if self.remove(&mut state, &request.dlq_id) || self.has(Defect::DeleteUnknownOk) {
+            DeleteDlqMessageResponse::Ok
+        } else {
+            DeleteDlqMessageResponse::NotFound(not_found("DLQ entry"))
         }
     }
 
@@ -264,18 +391,40 @@ impl MessagingApi for Fake {
         _: (),
         request: DeleteWorkflowDlqBulkRequest,
     ) -> DeleteWorkflowDlqBulkResponse {
+        if request
+            .cursor
+            .as_deref()
+            .is_some_and(|c| decode_cursor(c).is_none())
+        {
+            return DeleteWorkflowDlqBulkResponse::BadRequest(bad_cursor());
+        }
         let (ids, cursor) = if request.dlq_ids.is_empty() {
             let (ids, more) = self.page(&request.filter, request.cursor.as_deref(), request.count);
+            let more = more && !self.has(Defect::BulkDeleteFilterOneBatch);
             let cursor = ids.last().filter(|_| more).map(|last| encode_cursor(last));
             (ids, cursor)
+        } else if self.has(Defect::BulkDeleteIdsAppliesFilters) {
+            let state = self.state();
+            let ids = request
+                .dlq_ids
+                .iter()
+                .filter(|id| {
+                    state
+                        .entries
+                        .get(*id)
+                        .is_some_and(|e| self.matches(e, &request.filter))
+                })
+                .cloned()
+                .collect();
+            (ids, None)
         } else {
             (request.dlq_ids, None)
         };
         let mut state = self.state();
-        let deleted = ids
-            .iter()
-            .filter(|id| state.entries.remove(*id).is_some())
-            .count();
+        let mut deleted = ids.iter().filter(|id| self.remove(&mut state, id)).count();
+        if self.has(Defect::BulkDeleteCountsNamed) {
+            deleted = ids.len();
+        }
         DeleteWorkflowDlqBulkResponse::Ok(courier_models::BulkDeleteResult {
             deleted: deleted as i64,
             cursor,
@@ -288,12 +437,20 @@ impl MessagingApi for Fake {
         request: CancelWorkflowRunRequest,
     ) -> CancelWorkflowRunResponse {
         let mut state = self.state();
-        if !state.runs.remove(&request.workflow_run_id) {
+        if !state.runs.remove(&request.workflow_run_id) && !self.has(Defect::CancelUnknownOk) {
             return CancelWorkflowRunResponse::NotFound(not_found("workflow run"));
         }
-        state
-            .entries
-            .retain(|_, entry| entry["workflowRunId"] != json!(request.workflow_run_id));
+        if !self.has(Defect::CancelKeepsEntries) {
+            let ids: Vec<String> = state
+                .entries
+                .iter()
+                .filter(|(_, entry)| entry["workflowRunId"] == json!(request.workflow_run_id))
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in ids {
+                self.remove(&mut state, &id);
+            }
+        }
         CancelWorkflowRunResponse::Ok
     }
 
@@ -318,122 +475,22 @@ impl MessagingApi for Fake {
         })
     }
 
-    async fn get_url_group(&self, _: (), _: GetUrlGroupRequest) -> GetUrlGroupResponse {
-        GetUrlGroupResponse::NotFound(not_found("URL group"))
-    }
-}
-
-/// `YYYY-MM-DD HH:MM:SS.000 +0000 UTC` of a Unix time in seconds.
-fn point_x(seconds: i64) -> String {
-    let at = OffsetDateTime::from_unix_timestamp(seconds).unwrap_or(OffsetDateTime::UNIX_EPOCH);
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.000 +0000 UTC",
-        at.year(),
-        u8::from(at.month()),
-        at.day(),
-        at.hour(),
-        at.minute(),
-        at.second()
-    )
-}
-
-/// `count` zero points, `interval` seconds apart, starting at `start`.
-fn points(start: i64, interval: i64, count: i64) -> Vec<Value> {
-    (0..count)
-        .map(|i| json!({"x": point_x(start + i * interval), "y": 0}))
-        .collect()
-}
-
-impl ManagementApi for Fake {
-    type Principal = ();
-
-    async fn authenticate(&self, credentials: ManagementCredentials) -> Result<(), Unauthorized> {
-        if credentials.username == self.customer_id && credentials.password == self.management_key {
-            Ok(())
-        } else {
-            Err(Unauthorized::basic("unknown management credentials"))
-        }
-    }
-
-    async fn get_account_stats(
-        &self,
-        _: (),
-        request: GetAccountStatsRequest,
-    ) -> GetAccountStatsResponse {
-        let period: StatsPeriod = request.period;
-        let (count, interval) = (period.data_points(), period.interval_seconds());
-        let now = OffsetDateTime::now_utc();
-        let last = now.unix_timestamp() - now.unix_timestamp().rem_euclid(interval);
-        let series = points(last - (count - 1) * interval, interval, count);
-        let first_day = now
-            .replace_day(1)
-            .unwrap_or(now)
-            .replace_time(time::Time::MIDNIGHT);
-        let days = i64::from(time::util::days_in_month(now.month(), now.year()));
-        let daily = points(first_day.unix_timestamp(), 86_400, days);
-        let named = |ids: &[&str]| -> Vec<Value> {
-            ids.iter()
-                .map(|id| json!({"id": id, "data_points": series}))
-                .collect()
-        };
-        let stats = json!({
-            "days": (1..=days).map(|day| format!("day {day}")).collect::<Vec<_>>(),
-            "daily_requests": daily.iter().map(|p| json!({"x": p["x"], "y": 0, "workflow_message": 0, "workflow_run": 0})).collect::<Vec<_>>(),
-            "daily_billings": daily, "daily_bandwidths": daily,
-            "daily_used": series, "daily_used_workflow": series, "daily_bandwidth_used": series,
-            "daily_svc_messages": named(&["delivered", "failed", "retried", "canceled"]),
-            "daily_workflow_messages": named(&["run_started", "run_succeeded", "run_failed", "run_canceled"]),
-            "dlq_message_count": self.state().entries.len(),
-            "total_monthly_billing": 0
-        });
-        match serde_json::from_value(stats) {
-            Ok(stats) => GetAccountStatsResponse::Ok(stats),
-            Err(e) => GetAccountStatsResponse::InternalServerError(error_body(e.to_string())),
-        }
-    }
-
-    async fn get_search_index(&self, _: (), _: GetSearchIndexRequest) -> GetSearchIndexResponse {
-        GetSearchIndexResponse::NotFound(not_found("search index"))
-    }
-
-    async fn get_search_index_stats(
-        &self,
-        _: (),
-        _: GetSearchIndexStatsRequest,
-    ) -> GetSearchIndexStatsResponse {
-        GetSearchIndexStatsResponse::NotFound(not_found("search index"))
-    }
-
-    async fn rotate_token(&self, _: (), _: RotateTokenRequest) -> RotateTokenResponse {
-        RotateTokenResponse::InternalServerError(error_body("the fake does not rotate its token"))
-    }
-}
-
-/// The seeding hook `courier-verify` calls for its writing scenarios.
-pub struct FakeSeed(pub Arc<Fake>);
-
-impl Seed for FakeSeed {
-    fn insert_dlq(&self, entries: Vec<Value>) -> SeedFuture<'_, Vec<String>> {
-        let mut state = self.0.state();
-        let now = OffsetDateTime::now_utc().unix_timestamp() * 1000;
-        let ids = entries
-            .into_iter()
-            .map(|mut entry| {
-                state.next += 1;
-                let id = format!("{:012}", state.next);
-                entry["dlqId"] = json!(id);
-                entry["messageId"] = json!(format!("msg_{id}"));
-                entry["createdAt"] = json!(now + state.next as i64);
-                if entry.get("header").is_none() {
-                    entry["header"] = json!({});
+    async fn get_url_group(&self, _: (), request: GetUrlGroupRequest) -> GetUrlGroupResponse {
+        let group = self.state().groups.get(&request.url_group_name).cloned();
+        match group {
+            Some(mut group) => {
+                if self.has(Defect::UrlGroupWithoutEndpoints) {
+                    group.endpoints.clear();
                 }
-                if let Some(run) = entry["workflowRunId"].as_str() {
-                    state.runs.insert(run.to_owned());
-                }
-                state.entries.insert(id.clone(), entry);
-                id
-            })
-            .collect();
-        Box::pin(async move { Ok(ids) })
+                GetUrlGroupResponse::Ok(group)
+            }
+            None if self.has(Defect::UnknownUrlGroupOk) => GetUrlGroupResponse::Ok(UrlGroup {
+                created_at: 0,
+                updated_at: 0,
+                name: request.url_group_name,
+                endpoints: Vec::new(),
+            }),
+            None => GetUrlGroupResponse::NotFound(not_found("URL group")),
+        }
     }
 }

@@ -1,15 +1,15 @@
 //! The fake verified by courier-verify over a real socket: the right fake passes every
-//! scenario, reading and writing; each drift is caught by a named scenario at a JSON pointer.
+//! scenario, reading and writing, with nothing inconclusive and every operation implemented;
+//! each defect is caught by the scenario named for it, with a pointer or a status.
 
-use courier_example_fake_service::{Drift, Fake, FakeSeed};
+use courier_example_fake_service::{Defect, Fake, FakeSeed};
 use courier_verify::{Outcome, Report, Verifier, serve_router};
 use std::sync::Arc;
 
-async fn verify(drift: Drift) -> Report {
-    let fake = Fake::new(drift);
+async fn verify(fake: Arc<Fake>) -> Report {
     let base_url = serve_router(fake.router()).await.unwrap();
     Verifier::builder(base_url)
-        .service_token(&fake.service_token)
+        .service_token(fake.service_token())
         .management_credentials(&fake.customer_id, &fake.management_key)
         .seed(Arc::new(FakeSeed(fake.clone())))
         .write(true)
@@ -20,34 +20,114 @@ async fn verify(drift: Drift) -> Report {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_fake_keeps_the_contract() {
-    let report = verify(Drift::default()).await;
+async fn the_fake_keeps_the_contract_with_nothing_inconclusive() {
+    let report = verify(Fake::new()).await;
     assert!(report.passed(), "{}", report.to_table());
-    // The fake offers no search index: that scenario says so instead of passing silently.
-    assert_eq!(report.names(Outcome::Skipped), ["index-stats-series"]);
+    assert_eq!(
+        report.count(Outcome::Passed),
+        report.scenarios.len(),
+        "every scenario passes, none inconclusive or not implemented:\n{}",
+        report.to_table()
+    );
+}
+
+/// The scenario that must catch each defect.
+fn catcher(defect: Defect) -> &'static str {
+    match defect {
+        Defect::IgnoreLabelFilter => "filter-label",
+        Defect::LabelFirstValueOnly => "filter-label-any-of",
+        Defect::LabelCommaNotSplit => "filter-label-comma",
+        Defect::LabelIgnoresDeprecatedField => "filter-label-any-of",
+        Defect::IgnoreWorkflowUrlFilter => "filter-workflow-url",
+        Defect::IgnoreWorkflowRunIdFilter => "filter-workflow-run-id",
+        Defect::IgnoreWorkflowCreatedAtFilter => "filter-workflow-created-at",
+        Defect::IgnoreStateFilter => "filter-failure-function-state",
+        Defect::IgnoreCallerIpFilter => "filter-caller-ip",
+        Defect::IgnoreFlowControlKeyFilter => "filter-flow-control-key",
+        Defect::FromDateExclusive => "filter-from-date",
+        Defect::IgnoreToDate => "filter-to-date",
+        Defect::FiltersOred => "filter-and",
+        Defect::IgnoreCallerIpAlias => "filter-alias-caller-ip",
+        Defect::DescendingOrder => "list-order",
+        Defect::NumericOrder => "list-order",
+        Defect::CursorRepeatsLast => "cursor-walk",
+        Defect::CursorOnFullLastPage => "cursor-end",
+        Defect::IgnoreCount => "page-size",
+        Defect::ShortPages => "page-size",
+        Defect::AlwaysEmptyList => "list-complete",
+        Defect::ListFrozenAtFirstCall => "list-shows-added",
+        Defect::DeletedStillListed => "delete-one",
+        Defect::DeleteUnknownOk => "delete-one-unknown",
+        Defect::BulkDeleteIdsAppliesFilters => "bulk-delete-ids-ignore-filters",
+        Defect::BulkDeleteCountsNamed => "bulk-delete-ids",
+        Defect::BulkDeleteFilterOneBatch => "bulk-delete-filter",
+        Defect::CancelKeepsEntries => "cancel-run",
+        Defect::CancelUnknownOk => "cancel-run-unknown",
+        Defect::AnyServiceToken => "unauthorized-list-workflow-dlq",
+        Defect::AnyManagementCredentials => "unauthorized-get-account-stats",
+        Defect::RefuseQueryToken => "query-token",
+        Defect::ParametersBeforeCredentials => "credentials-before-parameters",
+        Defect::UnknownUrlGroupOk => "not-found-url-group",
+        Defect::DlqCountZero => "account-stats-dlq-count",
+        Defect::MonthOneDayShort => "account-stats-days",
+        Defect::SeriesOneShort => "account-stats-series",
+        Defect::IndexWrongRegion => "index-contents",
+        Defect::UrlGroupWithoutEndpoints => "url-group-contents",
+        Defect::GetChangesWorkflowUrl => "get-listed",
+        Defect::CompatListEmpty => "compat-list",
+        Defect::RotationKeepsOldToken => "rotation",
+        Defect::ErrorBodyMessage => "not-found-get",
+        Defect::RenameWorkflowRunId => "list-order",
+    }
+}
+
+/// Each defect alone: the run fails, and the named scenario is among the failed ones with a
+/// violation (a pointer into the body, or a status) or a failure saying why.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_defect_is_caught_by_its_scenario() {
+    let mut missed = Vec::new();
+    for defect in Defect::ALL {
+        let expected = catcher(defect);
+        let fake = Fake::with_defect(defect);
+        let base_url = serve_router(fake.router()).await.unwrap();
+        let mut builder = Verifier::builder(base_url)
+            .service_token(fake.service_token())
+            .management_credentials(&fake.customer_id, &fake.management_key)
+            .seed(Arc::new(FakeSeed(fake.clone())))
+            .write(true);
+        if expected == "rotation" {
+            builder = builder.scenarios(["rotation"]);
+        }
+        let report = builder.build().unwrap().run().await;
+        let scenario = report.scenario(expected);
+        let caught = scenario.is_some_and(|s| {
+            s.outcome == Outcome::Failed
+                && s.failures.iter().any(|f| {
+                    f.error.is_some()
+                        || f.violations
+                            .iter()
+                            .any(|v| !v.pointer.is_empty() || v.rule == "status")
+                })
+        });
+        if !caught || report.passed() {
+            missed.push(format!(
+                "{defect:?}: `{expected}` is {:?}; failed: {:?}",
+                scenario.map(|s| s.outcome),
+                report.names(Outcome::Failed)
+            ));
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "defects not caught by their scenario:\n{}",
+        missed.join("\n")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_ignored_filter_is_caught_by_its_scenario() {
-    let report = verify(Drift {
-        ignore_label_filter: true,
-        ..Drift::default()
-    })
-    .await;
-    assert!(
-        report.names(Outcome::Failed).contains(&"filter-label"),
-        "{}",
-        report.to_table()
-    );
-    let (_, violation) = report
-        .violations()
-        .find(|(scenario, _)| *scenario == "filter-label")
-        .unwrap();
-    assert_eq!(violation.rule, "filter");
-    assert!(
-        violation.pointer.starts_with("/messages/") && violation.pointer.ends_with("/labels"),
-        "{violation}"
-    );
+async fn a_report_names_the_request_masks_the_token_and_renders_for_ci() {
+    let fake = Fake::with_defect(Defect::IgnoreLabelFilter);
+    let report = verify(fake.clone()).await;
     let failure = &report.scenario("filter-label").unwrap().failures[0];
     assert!(
         failure.request.starts_with("curl ") && failure.request.contains("label="),
@@ -55,99 +135,61 @@ async fn an_ignored_filter_is_caught_by_its_scenario() {
         failure.request
     );
     assert!(
-        !failure.request.contains("fake-token"),
+        !failure.request.contains(&fake.service_token()),
         "credentials are masked: {}",
         failure.request
     );
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_renamed_field_is_caught_at_its_pointer() {
-    let report = verify(Drift {
-        rename_workflow_run_id: true,
-        ..Drift::default()
-    })
-    .await;
-    let list = report.scenario("list").unwrap();
-    assert_eq!(list.outcome, Outcome::Failed, "{}", report.to_table());
-    let violation = &list.failures[0].violations[0];
-    assert_eq!(
-        (violation.pointer.as_str(), violation.rule.as_str()),
-        ("/messages/0/workflowRunId", "required")
-    );
-    assert_eq!(violation.operation_id, "listWorkflowDlq");
     let junit = report.to_junit();
     assert!(
-        junit.contains("<testcase classname=\"courier-verify\" name=\"list\"")
+        junit.contains("<testcase classname=\"courier-verify\" name=\"filter-label\"")
             && junit.contains("<failure"),
         "{junit}"
     );
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
-    assert_eq!(json["scenarios"][1]["name"], "list");
-}
-
-/// The failed scenarios of a drift, each with the pointer and rule of its first violation.
-fn caught(report: &Report) -> Vec<(String, String, String)> {
-    report
-        .scenarios
-        .iter()
-        .filter(|s| s.outcome == Outcome::Failed)
-        .map(|s| {
-            let v = &s.failures[0].violations[0];
-            (s.name.clone(), v.pointer.clone(), v.rule.clone())
-        })
-        .collect()
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn an_entry_repeated_across_pages_is_caught_by_the_cursor_walk() {
-    let report = verify(Drift {
-        repeat_across_pages: true,
-        ..Drift::default()
-    })
-    .await;
-    let found = caught(&report);
     assert!(
-        found
+        json["scenarios"]
+            .as_array()
+            .unwrap()
             .iter()
-            .any(|(name, _, rule)| name == "cursor-walk" && rule == "order"),
-        "{found:?}\n{}",
-        report.to_table()
+            .any(|s| s["name"] == "filter-label" && s["outcome"] == "failed")
     );
+    assert!(report.to_table().contains("passed,") && report.to_table().contains("inconclusive"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_undocumented_status_is_caught_by_the_delete_scenarios() {
-    let report = verify(Drift {
-        delete_answers_204: true,
-        ..Drift::default()
-    })
-    .await;
-    let found = caught(&report);
-    for scenario in ["delete-one", "delete-one-workflow-path", "cancel-run"] {
-        assert!(
-            found.contains(&(scenario.to_owned(), String::new(), "status".to_owned())),
-            "{scenario}: {found:?}"
-        );
-    }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_changed_error_body_is_caught_wherever_an_error_is_answered() {
-    let report = verify(Drift {
-        error_body_message: true,
-        ..Drift::default()
-    })
-    .await;
-    let found = caught(&report);
-    for scenario in ["not-found", "unauthorized", "bad-request"] {
-        assert!(
-            found.contains(&(
-                scenario.to_owned(),
-                "/error".to_owned(),
-                "required".to_owned()
-            )),
-            "{scenario}: {found:?}"
-        );
-    }
+async fn an_empty_fake_read_only_is_inconclusive_unless_allowed() {
+    // Without a seed for indexes and URL groups, and reading only: what cannot be checked is
+    // inconclusive, which fails the run unless allowed.
+    let fake = Fake::new();
+    let base_url = serve_router(fake.router()).await.unwrap();
+    let empty = Verifier::builder(&base_url)
+        .service_token(fake.service_token())
+        .management_credentials(&fake.customer_id, &fake.management_key)
+        .build()
+        .unwrap()
+        .run()
+        .await;
+    assert!(
+        !empty.passed(),
+        "an empty DLQ read without writing is no pass:\n{}",
+        empty.to_table()
+    );
+    assert_eq!(
+        empty.scenario("list-order").unwrap().outcome,
+        Outcome::Inconclusive
+    );
+    let allowed = Verifier::builder(&base_url)
+        .service_token(fake.service_token())
+        .management_credentials(&fake.customer_id, &fake.management_key)
+        .allow_inconclusive(true)
+        .scenarios(["list-order", "filter-*"])
+        .exclude(["filter-and"])
+        .build()
+        .unwrap()
+        .run()
+        .await;
+    assert!(allowed.passed(), "{}", allowed.to_table());
+    assert!(
+        allowed.scenario("filter-and").is_none() && allowed.scenario("not-found-get").is_none()
+    );
 }

@@ -1,248 +1,311 @@
-//! The filter scenarios: for each filter of the list, a value taken from the entries listed
-//! (one not every entry has, so an ignored filter shows); every entry listed with it must
-//! match it, and the entry it was taken from must be listed.
+//! The filter scenarios, made from the spec's filter facts (`x-courier-matches`): for each
+//! filter, values some known entries have and others do not; every entry listed with it must
+//! match, and every known entry that matches must be listed. Then several values at once (OR),
+//! the comma form, the compatible spellings, two filters together (AND) and a date range.
 
-use super::read::{Listing, MAX_PAGES, dlq_id, text, walk};
-use super::{Scene, Verifier};
-use crate::report::ScenarioResult;
+use super::catalogue::{alias_scenario, any_of_scenario, comma_scenario, filter_scenario};
+use super::listing::{Known, LIST, MAX_PAGES, dlq_id, walk};
+use super::{Run, Scene, scenario};
+use crate::contract::{Contract, MatchFact};
 use serde_json::Value;
-use std::time::Instant;
+use std::collections::BTreeSet;
 
-/// The values an entry has for a filter.
-type Values = fn(&Value) -> Vec<String>;
-
-/// A filter of the list: its scenario, query parameter, the field it matches and how to read
-/// an entry's values of it.
-struct Filter {
-    scenario: &'static str,
-    param: &'static str,
-    field: &'static str,
-    values: Values,
+/// The values known entries have for a filter, each with how many entries have it, most
+/// shared first, then by value (so a run is repeatable).
+fn values(known: &Known, facts: &MatchFact) -> Vec<(String, usize)> {
+    let mut all: Vec<String> = Vec::new();
+    for entry in &known.entries {
+        let mut of_entry = facts.entry_values(entry);
+        of_entry.sort();
+        of_entry.dedup();
+        all.extend(of_entry);
+    }
+    let distinct: BTreeSet<&String> = all.iter().collect();
+    let mut counted: Vec<(String, usize)> = distinct
+        .into_iter()
+        .map(|value| (value.clone(), all.iter().filter(|v| *v == value).count()))
+        .collect();
+    counted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    counted
 }
 
-const FILTERS: [Filter; 7] = [
-    Filter {
-        scenario: "filter-label",
-        param: "label",
-        field: "labels",
-        values: |e| {
-            let mut values: Vec<String> = e["labels"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(text)
-                .collect();
-            values.extend(text(&e["label"]));
-            values
-        },
-    },
-    Filter {
-        scenario: "filter-workflow-url",
-        param: "workflowUrl",
-        field: "workflowUrl",
-        values: |e| text(&e["workflowUrl"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-workflow-run-id",
-        param: "workflowRunId",
-        field: "workflowRunId",
-        values: |e| text(&e["workflowRunId"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-workflow-created-at",
-        param: "workflowCreatedAt",
-        field: "workflowCreatedAt",
-        values: |e| text(&e["workflowCreatedAt"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-failure-function-state",
-        param: "failureFunctionState",
-        field: "failureFunctionState",
-        values: |e| {
-            text(&e["failureFunctionState"])
-                .or_else(|| text(&e["failureCallbackInfo"]["state"]))
-                .into_iter()
-                .collect()
-        },
-    },
-    Filter {
-        scenario: "filter-caller-ip",
-        param: "callerIp",
-        field: "callerIP",
-        values: |e| text(&e["callerIP"]).into_iter().collect(),
-    },
-    Filter {
-        scenario: "filter-flow-control-key",
-        param: "flowControlKey",
-        field: "flowControlKey",
-        values: |e| text(&e["flowControlKey"]).into_iter().collect(),
-    },
-];
-
-/// A value of the filter present in the listing, preferring one not every entry has (so a
-/// filter that is ignored shows), with the entry it came from.
-fn pick(listing: &Listing, values: Values) -> Option<(String, String)> {
-    let mut best: Option<(usize, String, String)> = None;
-    for listed in &listing.entries {
-        for value in values(&listed.entry) {
-            let count = listing
-                .entries
-                .iter()
-                .filter(|l| values(&l.entry).contains(&value))
-                .count();
-            if best.as_ref().is_none_or(|(c, _, _)| count < *c) {
-                best = Some((count, value, dlq_id(&listed.entry)));
-            }
-        }
-    }
-    best.map(|(_, value, id)| (value, id))
+/// A value that some known entries have and others do not (when there are such), else any.
+fn telling_value(known: &Known, facts: &MatchFact) -> Option<String> {
+    let total = known.entries.len();
+    let counted = values(known, facts);
+    counted
+        .iter()
+        .find(|(_, count)| *count < total)
+        .or(counted.first())
+        .map(|(value, _)| value.clone())
 }
 
-async fn check_filter(scene: &mut Scene<'_>, listing: &Listing, filter: &Filter) {
-    let Some((value, source)) = pick(listing, filter.values) else {
-        scene.skip(format!("no listed entry has `{}`", filter.field));
-        return;
-    };
-    let (entries, pages, complete) =
-        walk(scene, &[(filter.param, value.clone())], 100, MAX_PAGES).await;
-    for (entry, place) in &entries {
-        if !(filter.values)(entry).contains(&value) {
-            let page = &pages[place / 1000];
-            scene.violate(
-                page,
-                format!("/messages/{}/{}", place % 1000, filter.field),
-                "filter",
-                &entry[filter.field],
-                format!("listed with {}={value} but does not match it", filter.param),
-            );
-        }
-    }
-    let found = entries.iter().any(|(entry, _)| dlq_id(entry) == source);
-    if complete
-        && !found
-        && let Some(page) = pages.last()
-    {
-        scene.violate(
-            page,
-            "/messages",
-            "filter",
-            &Value::String(source.clone()),
-            format!(
-                "entry `{source}` has {}={value} but is not listed with that filter",
-                filter.param
-            ),
-        );
-    }
-}
-
-/// `fromDate` and `toDate` both set to a listed entry's `createdAt`: every entry listed has
-/// exactly that `createdAt` (both bounds are inclusive), and that entry is listed.
-async fn check_date_range(scene: &mut Scene<'_>, listing: &Listing) {
-    let Some(source) = listing
+/// For a bound (`at-least`, `at-most`): a known entry's value in the middle, so that some
+/// entries are inside and some outside.
+fn middle_value(known: &Known, facts: &MatchFact) -> Option<String> {
+    let mut numbers: Vec<i64> = known
         .entries
         .iter()
-        .find(|listed| listed.entry["createdAt"].is_i64())
-    else {
-        scene.skip("no listed entry has `createdAt`");
-        return;
-    };
-    let created = source.entry["createdAt"].clone();
-    let query = [
-        ("fromDate", created.to_string()),
-        ("toDate", created.to_string()),
-    ];
-    let (entries, pages, complete) = walk(scene, &query, 100, MAX_PAGES).await;
-    for (entry, place) in &entries {
-        if entry["createdAt"] != created {
+        .flat_map(|e| facts.entry_values(e))
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    numbers.sort_unstable();
+    numbers.get(numbers.len() / 2).map(i64::to_string)
+}
+
+/// Lists with `query` and checks the answer against `matches`: every entry listed matches,
+/// and every known entry that matches is listed (when the walk reached the end).
+async fn check_listed(
+    scene: &mut Scene<'_>,
+    known: &Known,
+    query: &[(&str, String)],
+    what: &str,
+    matches: &dyn Fn(&Value) -> bool,
+) {
+    let listed = walk(scene, query, 100, MAX_PAGES).await;
+    for index in 0..listed.entries.len() {
+        let entry = listed.entries[index].0.clone();
+        if !matches(&entry) {
+            let (page, pointer) = listed.place(index);
             scene.violate(
-                &pages[place / 1000],
-                format!("/messages/{}/createdAt", place % 1000),
+                page,
+                pointer,
                 "filter",
-                &entry["createdAt"],
-                format!("listed with fromDate={created}&toDate={created} (inclusive)"),
+                &Value::String(dlq_id(&entry)),
+                format!("listed with {what}, which this entry does not match"),
             );
         }
     }
-    let id = dlq_id(&source.entry);
-    let found = entries.iter().any(|(entry, _)| dlq_id(entry) == id);
-    if complete
-        && !found
-        && let Some(page) = pages.last()
-    {
-        scene.violate(
-            page,
-            "/messages",
-            "filter",
-            &Value::String(id.clone()),
-            format!("entry `{id}` was created at {created} but is not listed in that range (both bounds are inclusive)"),
-        );
+    let shown: BTreeSet<String> = listed.ids().into_iter().collect();
+    let Some(last) = listed.last() else { return };
+    if !listed.complete {
+        return;
+    }
+    for entry in &known.entries {
+        let id = dlq_id(entry);
+        if matches(entry) && !shown.contains(&id) {
+            scene.violate(
+                last,
+                "/messages",
+                "filter",
+                &Value::String(id.clone()),
+                format!("`{id}` matches {what} but is not listed with it"),
+            );
+        }
     }
 }
 
-/// Runs the scenario of every filter.
-pub(crate) async fn run(verifier: &Verifier, results: &mut Vec<ScenarioResult>, listing: &Listing) {
-    for filter in &FILTERS {
-        run_filter(verifier, results, listing, filter).await;
-    }
-    let started = Instant::now();
-    let mut scene = Scene::new(&verifier.caller);
-    check_date_range(&mut scene, listing).await;
-    let result = scene.finish(
-        "filter-date-range",
-        "an inclusive createdAt range lists exactly the entries created in it",
-        false,
-        started,
-    );
-    if let Some(progress) = &verifier.progress {
-        progress(&result);
-    }
-    results.push(result);
+fn query_text(query: &[(&str, String)]) -> String {
+    query
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
-async fn run_filter(
-    verifier: &Verifier,
-    results: &mut Vec<ScenarioResult>,
-    listing: &Listing,
-    filter: &Filter,
-) {
-    let started = Instant::now();
-    let mut scene = Scene::new(&verifier.caller);
-    check_filter(&mut scene, listing, filter).await;
-    let result = scene.finish(
-        filter.scenario,
-        "every entry listed with the filter matches it, and a matching entry is listed",
-        false,
-        started,
-    );
-    if let Some(progress) = &verifier.progress {
-        progress(&result);
+async fn one_filter(scene: &mut Scene<'_>, known: &Known, param: &str, facts: &MatchFact) {
+    if known.entries.is_empty() {
+        known.no_data(scene);
+        return;
     }
-    results.push(result);
+    let value = match facts.compare.as_str() {
+        "equals" => telling_value(known, facts),
+        _ => middle_value(known, facts),
+    };
+    let Some(value) = value else {
+        scene.inconclusive(format!(
+            "no known entry has `{}`",
+            facts.fields.join("` or `")
+        ));
+        return;
+    };
+    let query = vec![(param, value.clone())];
+    let values = [value];
+    let what = query_text(&query);
+    check_listed(scene, known, &query, &what, &|e| facts.matches(e, &values)).await;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Contract;
-
-    #[test]
-    fn every_filter_of_the_spec_has_a_scenario() {
-        let list = Contract::courier().operation("listWorkflowDlq").unwrap();
-        let mut covered: Vec<&str> = FILTERS.iter().map(|filter| filter.param).collect();
-        covered.extend(["fromDate", "toDate"]);
-        for parameter in &list.parameters {
-            if parameter.group.as_deref() == Some("DlqFilter") {
-                assert!(
-                    covered.contains(&parameter.name.as_str()),
-                    "the list's filter `{}` has no scenario in FILTERS",
-                    parameter.name
-                );
+/// Two values of a multi-valued filter, each had by an entry the other is not (so a filter
+/// that reads only the first value shows).
+fn two_values(known: &Known, facts: &MatchFact, comma_form: bool) -> Option<(String, String)> {
+    let mut counted = values(known, facts);
+    if comma_form {
+        // A value with a comma of its own has no spelling in the comma form.
+        counted.retain(|(value, _)| !value.contains(','));
+    }
+    for (a, _) in &counted {
+        for (b, _) in &counted {
+            if a >= b {
+                continue;
+            }
+            let both = |v: &String| {
+                known
+                    .entries
+                    .iter()
+                    .filter(|e| facts.matches(e, std::slice::from_ref(v)))
+                    .map(dlq_id)
+                    .collect::<BTreeSet<_>>()
+            };
+            let (with_a, with_b) = (both(a), both(b));
+            if !with_a.is_subset(&with_b) && !with_b.is_subset(&with_a) {
+                return Some((a.clone(), b.clone()));
             }
         }
-        assert!(
-            list.parameters
-                .iter()
-                .any(|p| p.name == "label" && p.location == "query")
-        );
     }
+    None
+}
+
+async fn any_of(scene: &mut Scene<'_>, known: &Known, param: &str, facts: &MatchFact, comma: bool) {
+    if known.entries.is_empty() {
+        known.no_data(scene);
+        return;
+    }
+    let Some((a, b)) = two_values(known, facts, comma) else {
+        scene.inconclusive(format!(
+            "no two values of `{param}` that different known entries have"
+        ));
+        return;
+    };
+    let query = if comma {
+        let comma = super::http::LITERAL_COMMA;
+        vec![(param, format!("{a}{comma}{b}"))]
+    } else {
+        vec![(param, a.clone()), (param, b.clone())]
+    };
+    let values = [a, b];
+    let what = query_text(&query).replace(super::http::LITERAL_COMMA, ",");
+    check_listed(scene, known, &query, &what, &|e| facts.matches(e, &values)).await;
+}
+
+async fn alias(scene: &mut Scene<'_>, known: &Known, alias: &str, facts: &MatchFact) {
+    if known.entries.is_empty() {
+        known.no_data(scene);
+        return;
+    }
+    let Some(value) = telling_value(known, facts) else {
+        scene.inconclusive(format!(
+            "no known entry has `{}`",
+            facts.fields.join("` or `")
+        ));
+        return;
+    };
+    let query = vec![(alias, value.clone())];
+    let values = [value];
+    let what = query_text(&query);
+    check_listed(scene, known, &query, &what, &|e| facts.matches(e, &values)).await;
+}
+
+/// Two filters with values whose matches overlap without one holding the other.
+async fn and(scene: &mut Scene<'_>, known: &Known, contract: &Contract) {
+    if known.entries.is_empty() {
+        known.no_data(scene);
+        return;
+    }
+    let Some(list) = contract.operation(LIST) else {
+        return;
+    };
+    let filters: Vec<_> = list
+        .filters()
+        .filter(|(_, f)| f.compare == "equals")
+        .collect();
+    let matching = |facts: &MatchFact, value: &String| -> BTreeSet<String> {
+        known
+            .entries
+            .iter()
+            .filter(|e| facts.matches(e, std::slice::from_ref(value)))
+            .map(dlq_id)
+            .collect()
+    };
+    for (i, (p1, f1)) in filters.iter().enumerate() {
+        for (p2, f2) in filters.iter().skip(i + 1) {
+            for (v1, _) in values(known, f1) {
+                for (v2, _) in values(known, f2) {
+                    let (m1, m2) = (matching(f1, &v1), matching(f2, &v2));
+                    let both = m1.intersection(&m2).count();
+                    if both > 0 && both < m1.len() && both < m2.len() {
+                        let query = vec![
+                            (p1.name.as_str(), v1.clone()),
+                            (p2.name.as_str(), v2.clone()),
+                        ];
+                        let what = query_text(&query);
+                        let (a, b) = ([v1], [v2]);
+                        check_listed(scene, known, &query, &what, &|e| {
+                            f1.matches(e, &a) && f2.matches(e, &b)
+                        })
+                        .await;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    scene.inconclusive("no two filters whose known matches overlap in part");
+}
+
+/// `fromDate` and `toDate` together around a known entry's creation: both bounds inclusive.
+async fn date_range(scene: &mut Scene<'_>, known: &Known, contract: &Contract) {
+    if known.entries.is_empty() {
+        known.no_data(scene);
+        return;
+    }
+    let Some(list) = contract.operation(LIST) else {
+        return;
+    };
+    let from = list.filters().find(|(_, f)| f.compare == "at-least");
+    let to = list.filters().find(|(_, f)| f.compare == "at-most");
+    let (Some((from, from_facts)), Some((to, to_facts))) = (from, to) else {
+        return;
+    };
+    let Some(middle) = middle_value(known, from_facts) else {
+        scene.inconclusive("no known entry has a creation time");
+        return;
+    };
+    let query = vec![
+        (from.name.as_str(), middle.clone()),
+        (to.name.as_str(), middle.clone()),
+    ];
+    let what = query_text(&query);
+    let bound = [middle];
+    check_listed(scene, known, &query, &what, &|e| {
+        from_facts.matches(e, &bound) && to_facts.matches(e, &bound)
+    })
+    .await;
+}
+
+/// Runs the scenario of every filter of the list.
+pub(crate) async fn run(run: &mut Run<'_>, known: &Known) {
+    let contract = Contract::courier();
+    let Some(list) = contract.operation(LIST) else {
+        return;
+    };
+    for (param, facts) in list.filters() {
+        let name = param.name.as_str();
+        scenario!(run, filter_scenario(name), |scene| one_filter(
+            &mut scene, known, name, facts
+        ));
+        if param.multi_valued {
+            scenario!(run, any_of_scenario(name), |scene| any_of(
+                &mut scene, known, name, facts, false
+            ));
+            scenario!(run, comma_scenario(name), |scene| any_of(
+                &mut scene, known, name, facts, true
+            ));
+        }
+    }
+    for param in &list.parameters {
+        let Some(of) = &param.alias_of else { continue };
+        let Some(facts) = list.parameter(of).and_then(|p| p.matches.as_ref()) else {
+            continue;
+        };
+        scenario!(run, alias_scenario(&param.name), |scene| alias(
+            &mut scene,
+            known,
+            &param.name,
+            facts
+        ));
+    }
+    scenario!(run, "filter-and", |scene| and(&mut scene, known, contract));
+    scenario!(run, "filter-date-range", |scene| date_range(
+        &mut scene, known, contract
+    ));
 }

@@ -1,9 +1,15 @@
-//! The scenario runner: the [`Verifier`] builder (base URL, credentials, write mode, seeding)
-//! and the [`Scene`] every scenario runs in, which sends raw requests, validates each answer
-//! against the contract and collects failures.
+//! The scenario runner: the [`Verifier`] builder (base URL, credentials, write mode, seeding,
+//! choice of scenarios, politeness) and the [`Scene`] every scenario runs in, which sends raw
+//! requests, validates each answer against the contract and collects failures.
 
+mod builder;
+mod catalogue;
+mod errors;
 mod filters;
+mod fixture;
 mod http;
+mod listing;
+mod opt_in;
 mod read;
 mod seed;
 #[cfg(feature = "axum")]
@@ -11,17 +17,22 @@ mod serve;
 mod stats;
 mod write;
 
+pub use builder::VerifierBuilder;
+pub(crate) use catalogue::chooses;
+pub use catalogue::{ScenarioInfo, catalogue};
 pub use seed::{AdminSeed, Seed, SeedFuture};
 #[cfg(feature = "axum")]
 pub use serve::serve_router;
 
 use crate::contract::{Contract, OperationContract};
 use crate::report::{Failure, Outcome, Report, ScenarioResult};
-use crate::validate::{ContractError, Validator};
+use crate::validate::ContractError;
 use crate::violation::{Place, Violation, shorten};
 use http::{Auth, Caller, Exchange};
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Why a [`Verifier`] could not be built.
@@ -31,6 +42,10 @@ pub enum ConfigError {
     BaseUrl { url: String, reason: String },
     #[error("writing scenarios need a way to create their data: an admin token or a `Seed`")]
     WriteWithoutSeed,
+    #[error("no scenario is called `{0}` (see `courier_verify::catalogue`)")]
+    UnknownScenario(String),
+    #[error("scenario `{0}` writes: it runs only with writing on")]
+    SelectedNeedsWrite(String),
     #[error(transparent)]
     Contract(#[from] ContractError),
     #[error("the HTTP client could not be built: {0}")]
@@ -40,157 +55,16 @@ pub enum ConfigError {
 /// What is called with each scenario's result as it ends.
 type Progress = Box<dyn Fn(&ScenarioResult) + Send + Sync>;
 
-/// Builds a [`Verifier`]: `Verifier::builder(url).service_token(..).build()?`.
-pub struct VerifierBuilder {
-    base_url: String,
-    management_url: Option<String>,
-    service_token: Option<String>,
-    management: Option<(String, String)>,
-    admin_token: Option<String>,
-    seed: Option<Arc<dyn Seed>>,
-    write: bool,
-    timeout: Duration,
-    root_certificates_pem: Vec<Vec<u8>>,
-    progress: Option<Progress>,
-}
-
 /// Runs the scenarios against one service; see the crate documentation.
 pub struct Verifier {
     caller: Caller,
     base_url: String,
     seed: Option<Arc<dyn Seed>>,
     write: bool,
+    allow_inconclusive: bool,
+    /// The names of the scenarios this run runs.
+    chosen: BTreeSet<String>,
     progress: Option<Progress>,
-}
-
-impl Verifier {
-    /// A builder for the service whose messaging interface is at `base_url`.
-    pub fn builder(base_url: impl Into<String>) -> VerifierBuilder {
-        VerifierBuilder {
-            base_url: base_url.into(),
-            management_url: None,
-            service_token: None,
-            management: None,
-            admin_token: None,
-            seed: None,
-            write: false,
-            timeout: Duration::from_secs(30),
-            root_certificates_pem: Vec::new(),
-            progress: None,
-        }
-    }
-}
-
-fn parse_url(url: &str) -> Result<reqwest::Url, ConfigError> {
-    let invalid = |reason: String| ConfigError::BaseUrl {
-        url: url.to_owned(),
-        reason,
-    };
-    let parsed = reqwest::Url::parse(url).map_err(|e| invalid(e.to_string()))?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.cannot_be_a_base() {
-        return Err(invalid("the scheme must be http or https".into()));
-    }
-    Ok(parsed)
-}
-
-impl VerifierBuilder {
-    /// The management interface's address, when it is not the base URL.
-    pub fn management_url(mut self, url: impl Into<String>) -> Self {
-        self.management_url = Some(url.into());
-        self
-    }
-
-    /// The messaging service token (`Authorization: Bearer`).
-    pub fn service_token(mut self, token: impl Into<String>) -> Self {
-        self.service_token = Some(token.into());
-        self
-    }
-
-    /// The management credentials (`Authorization: Basic customer_id:management_key`).
-    pub fn management_credentials(
-        mut self,
-        customer_id: impl Into<String>,
-        management_key: impl Into<String>,
-    ) -> Self {
-        self.management = Some((customer_id.into(), management_key.into()));
-        self
-    }
-
-    /// Seed through courier's admin API at the base URL with this token.
-    pub fn admin_token(mut self, token: impl Into<String>) -> Self {
-        self.admin_token = Some(token.into());
-        self
-    }
-
-    /// Seed through this hook (an in-process implementation's).
-    pub fn seed(mut self, seed: Arc<dyn Seed>) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-
-    /// Run the writing scenarios too (they need a seed); off by default, so nothing is
-    /// written unless asked.
-    pub fn write(mut self, write: bool) -> Self {
-        self.write = write;
-        self
-    }
-
-    /// The timeout of each request (default 30 s).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// Also trust the CA certificate(s) in this PEM text, besides the platform's roots (feature
-    /// `rustls`): for a private CA or a local `courier serve --tls-cert`.
-    pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
-        self.root_certificates_pem.push(pem.into());
-        self
-    }
-
-    /// Called with each scenario's result as it ends (a progress line, say).
-    pub fn on_scenario(
-        mut self,
-        progress: impl Fn(&ScenarioResult) + Send + Sync + 'static,
-    ) -> Self {
-        self.progress = Some(Box::new(progress));
-        self
-    }
-
-    pub fn build(self) -> Result<Verifier, ConfigError> {
-        let messaging_url = parse_url(&self.base_url)?;
-        let management_url = match &self.management_url {
-            Some(url) => parse_url(url)?,
-            None => messaging_url.clone(),
-        };
-        let client = http_client(self.timeout, &self.root_certificates_pem)?;
-        let seed = match (self.seed, &self.admin_token) {
-            (Some(seed), _) => Some(seed),
-            (None, Some(token)) => Some(Arc::new(AdminSeed::new(
-                client.clone(),
-                messaging_url.clone(),
-                token.clone(),
-            )) as Arc<dyn Seed>),
-            (None, None) => None,
-        };
-        if self.write && seed.is_none() {
-            return Err(ConfigError::WriteWithoutSeed);
-        }
-        Ok(Verifier {
-            caller: Caller {
-                client,
-                messaging_url,
-                management_url,
-                service_token: self.service_token,
-                management: self.management,
-                validator: Arc::new(Validator::courier()?),
-            },
-            base_url: self.base_url,
-            seed,
-            write: self.write,
-            progress: self.progress,
-        })
-    }
 }
 
 /// Where one scenario runs: its requests, each answer validated, and its failures.
@@ -198,7 +72,8 @@ pub(crate) struct Scene<'a> {
     caller: &'a Caller,
     requests: usize,
     failures: Vec<Failure>,
-    skip_reason: Option<String>,
+    inconclusive: Option<String>,
+    not_implemented: BTreeSet<String>,
 }
 
 impl<'a> Scene<'a> {
@@ -207,7 +82,8 @@ impl<'a> Scene<'a> {
             caller,
             requests: 0,
             failures: Vec::new(),
-            skip_reason: None,
+            inconclusive: None,
+            not_implemented: BTreeSet::new(),
         }
     }
 
@@ -222,7 +98,8 @@ impl<'a> Scene<'a> {
     }
 
     /// Sends a request of `operation_id`; a contract violation or a missing answer is recorded
-    /// as a failure. `None` when there was no answer.
+    /// as a failure. `None` when there was no answer, or when the operation answered 501 (it
+    /// is then reported as not implemented).
     pub async fn call(
         &mut self,
         operation_id: &str,
@@ -236,6 +113,10 @@ impl<'a> Scene<'a> {
             Ok(exchange) => {
                 if !exchange.violations.is_empty() {
                     self.record(&exchange, exchange.violations.clone());
+                }
+                if exchange.status == 501 && op.documents(501) {
+                    self.not_implemented.insert(op.operation_id.clone());
+                    return None;
                 }
                 Some(exchange)
             }
@@ -295,6 +176,13 @@ impl<'a> Scene<'a> {
             return true;
         }
         let wanted: Vec<String> = expected.iter().map(u16::to_string).collect();
+        let mut message = format!("expected {} {why}", wanted.join(" or "));
+        if exchange.status == 429 {
+            let patience = self.caller.politeness.patience.as_secs();
+            message.push_str(&format!(
+                " (still rate limited after waiting up to {patience} s as the answers asked)"
+            ));
+        }
         let violation = Violation {
             operation_id: exchange.op.operation_id.clone(),
             status: exchange.status,
@@ -302,37 +190,47 @@ impl<'a> Scene<'a> {
             pointer: String::new(),
             rule: "status".into(),
             value: shorten(&String::from_utf8_lossy(&exchange.body)),
-            message: format!("expected {} {why}", wanted.join(" or ")),
+            message,
         };
         self.record(exchange, vec![violation]);
         false
     }
 
-    /// Marks the scenario as not run, for `reason`.
-    pub fn skip(&mut self, reason: impl Into<String>) {
-        self.skip_reason = Some(reason.into());
+    /// A failure that is no answer's: a seed that failed, say.
+    pub fn fail(&mut self, what: &str, message: impl Into<String>) {
+        self.failures.push(Failure {
+            request: what.to_owned(),
+            status: None,
+            violations: Vec::new(),
+            error: Some(message.into()),
+        });
     }
 
-    fn finish(
-        self,
-        name: &str,
-        description: &str,
-        writes: bool,
-        started: Instant,
-    ) -> ScenarioResult {
-        let outcome = if !self.failures.is_empty() {
-            Outcome::Failed
-        } else if self.skip_reason.is_some() {
-            Outcome::Skipped
+    /// Marks the scenario as unable to check its rule, for `reason`.
+    pub fn inconclusive(&mut self, reason: impl Into<String>) {
+        self.inconclusive.get_or_insert(reason.into());
+    }
+
+    fn finish(self, info: &ScenarioInfo, started: Instant) -> ScenarioResult {
+        let (outcome, reason) = if !self.not_implemented.is_empty() {
+            let operations: Vec<&str> = self.not_implemented.iter().map(String::as_str).collect();
+            (
+                Outcome::NotImplemented,
+                Some(format!("answered 501: {}", operations.join(", "))),
+            )
+        } else if !self.failures.is_empty() {
+            (Outcome::Failed, None)
+        } else if let Some(reason) = self.inconclusive {
+            (Outcome::Inconclusive, Some(reason))
         } else {
-            Outcome::Passed
+            (Outcome::Passed, None)
         };
         ScenarioResult {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            writes,
+            name: info.name.clone(),
+            description: info.rule.clone(),
+            writes: info.writes,
             outcome,
-            skip_reason: self.skip_reason,
+            reason,
             requests: self.requests,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             failures: self.failures,
@@ -340,74 +238,106 @@ impl<'a> Scene<'a> {
     }
 }
 
-/// Runs one scenario body in a fresh [`Scene`] and records its result.
-macro_rules! scenario {
-    ($verifier:expr, $results:expr, $name:literal, $writes:expr, $description:literal, |$scene:ident| $body:expr) => {{
-        let started = std::time::Instant::now();
-        #[allow(unused_mut)]
-        let mut $scene = $crate::runner::Scene::new(&$verifier.caller);
-        let value = $body.await;
-        let result = $scene.finish($name, $description, $writes, started);
-        if let Some(progress) = &$verifier.progress {
+/// The results of one run so far.
+pub(crate) struct Run<'v> {
+    verifier: &'v Verifier,
+    catalogue: Vec<ScenarioInfo>,
+    results: Vec<ScenarioResult>,
+}
+
+impl<'v> Run<'v> {
+    /// Whether `name` runs in this run.
+    pub fn chosen(&self, name: &str) -> bool {
+        self.verifier.chosen.contains(name)
+    }
+
+    pub fn scene(&self) -> Scene<'v> {
+        Scene::new(&self.verifier.caller)
+    }
+
+    /// Records the result of scenario `name`, run in `scene` since `started`.
+    pub fn record(&mut self, name: &str, scene: Scene<'_>, started: Instant) {
+        let info = self
+            .catalogue
+            .iter()
+            .find(|info| info.name == name)
+            .unwrap_or_else(|| panic!("scenario `{name}` is in the catalogue"));
+        let result = scene.finish(info, started);
+        if let Some(progress) = &self.verifier.progress {
             progress(&result);
         }
-        $results.push(result);
-        value
+        self.results.push(result);
+    }
+}
+
+/// Runs one scenario body in a fresh [`Scene`] when the run chose it, and records its result;
+/// `Some(value)` of the body when it ran.
+macro_rules! scenario {
+    ($run:expr, $name:expr, |$scene:ident| $body:expr) => {{
+        let name: &str = &$name;
+        if $run.chosen(name) {
+            let started = std::time::Instant::now();
+            #[allow(unused_mut)]
+            let mut $scene = $run.scene();
+            let value = $body.await;
+            $run.record(name, $scene, started);
+            Some(value)
+        } else {
+            None
+        }
     }};
 }
 
+pub(crate) use scenario;
+
 impl Verifier {
-    /// Runs every scenario: the read-only ones always, the writing ones when asked. Writing
-    /// scenarios (and, with writing on, a fixture the read-only ones list) create their own
-    /// entries through the seed and touch nothing else; the fixture is deleted at the end.
+    /// The names of the scenarios this verifier runs, in the catalogue's order.
+    pub fn scenario_names(&self) -> Vec<String> {
+        catalogue()
+            .into_iter()
+            .filter(|info| self.chosen.contains(&info.name))
+            .map(|info| info.name)
+            .collect()
+    }
+
+    /// Runs the chosen scenarios: the reading ones always, the writing ones when asked. With
+    /// writing on, a fixture is seeded first and every reading scenario checks it; writing
+    /// scenarios create their own entries and touch nothing else. What the run created is
+    /// deleted at the end.
     pub async fn run(&self) -> Report {
-        let mut results = Vec::new();
-        let tag = format!("courier-verify-{}", &seed::random_uuid()[..8]);
-        let fixture = match (&self.seed, self.write) {
-            (Some(seed), true) => scenario!(
-                self,
-                results,
-                "seed",
-                true,
-                "the seed stores entries the read-only scenarios can list",
-                |scene| write::seed_fixture(&mut scene, seed.as_ref(), &tag)
-            ),
-            _ => Vec::new(),
+        let mut run = Run {
+            verifier: self,
+            catalogue: catalogue(),
+            results: Vec::new(),
         };
-        read::run(self, &mut results).await;
-        let index = match (&self.seed, self.write) {
-            (Some(seed), true) => seed.search_index().await.ok().flatten(),
-            _ => None,
+        let tag = format!("cv{}", &seed::random_uuid()[..8]);
+        let seed = self.seed.as_deref().filter(|_| self.write);
+        let (fixture, seed_failure) = match seed {
+            Some(seed) => match fixture::seed_fixture(&mut run, seed, &tag).await {
+                Ok(fixture) => (Some(fixture), None),
+                Err(why) => (None, Some(why)),
+            },
+            None => (None, None),
         };
-        scenario!(
-            self,
-            results,
-            "index-stats-series",
-            false,
-            "every period series of an index's statistics has the documented length and spacing",
-            |scene| stats::index_stats(&mut scene, index.as_deref())
-        );
-        if let (Some(seed), true) = (&self.seed, self.write) {
-            write::run(self, seed.as_ref(), &tag, &mut results).await;
-            scenario!(
-                self,
-                results,
-                "cleanup",
-                true,
-                "a bulk delete by ids removes exactly the entries the run seeded",
-                |scene| write::cleanup(&mut scene, &fixture)
-            );
+        let (known, listing) = read::run(&mut run, fixture.as_ref(), seed_failure).await;
+        filters::run(&mut run, &known).await;
+        errors::run(&mut run, &listing).await;
+        stats::run(&mut run, seed, &tag).await;
+        if let Some(seed) = seed {
+            write::run(&mut run, seed, &tag).await;
+            write::cleanup(&mut run, fixture.as_ref()).await;
         }
+        opt_in::run(&mut run).await;
         Report {
             base_url: self.base_url.clone(),
             spec_version: self.caller.validator.contract().version.clone(),
             write: self.write,
-            scenarios: results,
+            allow_inconclusive: self.allow_inconclusive,
+            rate_limited: self.caller.rate_limited.load(Ordering::Relaxed),
+            scenarios: run.results,
         }
     }
 }
-
-pub(crate) use scenario;
 
 /// The HTTP client of every scenario; with feature `rustls`, HTTPS with ring and the platform's
 /// roots, handed to reqwest whole (as courier-client does, and for its reason: reqwest's own

@@ -1,190 +1,228 @@
-//! The read-only scenarios: what any base URL must hold without anything being written. Filters
-//! are derived from the entries listed, so they work on whatever data the service has.
+//! The reading scenarios: the list's order, completeness, pages and cursors, get-one, the
+//! errors every operation answers, and how credentials are taken. With writing on they check
+//! the fixture the run seeded; without, the entries the service already has (and say they are
+//! inconclusive when it has none).
 
-use super::http::{Auth, Call, Exchange};
-use super::{Scene, Verifier, scenario};
-use crate::report::ScenarioResult;
+use super::catalogue::reads;
+use super::fixture::Fixture;
+use super::http::{Auth, Call};
+use super::listing::{Known, LIST, MAX_PAGES, Walk, cursor_of, dlq_id, walk, walk_op};
+use super::{Run, Scene, scenario};
 use serde_json::Value;
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
-const LIST: &str = "listWorkflowDlq";
-/// How many pages of 100 the listing reads at most, so a large DLQ stays cheap to verify.
-pub(crate) const MAX_PAGES: usize = 3;
+/// What stands for an id that does not exist.
+pub(crate) const ABSENT: &str = "courier-verify-absent";
+/// What stands for a search index that does not exist.
+pub(crate) const ABSENT_INDEX: &str = "00000000-0000-4000-8000-000000000000";
 
-/// An entry listed, with where it was listed.
-#[derive(Clone)]
-pub(crate) struct Listed {
-    pub entry: Value,
-}
+/// Why a scenario that needs entries has none to check.
+pub(crate) const NO_DATA: &str = "the DLQ is empty and writing is off: there is nothing to check this rule on (run with writing on, `--write`, to seed data)";
 
-/// What the listing saw: the entries of the first pages, and whether the scan ended.
-pub(crate) struct Listing {
-    pub entries: Vec<Listed>,
-    pub complete: bool,
-}
-
-pub(crate) fn text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-pub(crate) fn dlq_id(entry: &Value) -> String {
-    entry["dlqId"].as_str().unwrap_or_default().to_owned()
-}
-
-/// The documented order of `dlqId`s: numerically when both are digits, else by bytes.
-pub(crate) fn id_order(a: &str, b: &str) -> Ordering {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if digits(a) && digits(b) {
-        (a.len(), a).cmp(&(b.len(), b))
-    } else {
-        a.cmp(b)
-    }
-}
-
-/// Walks the list with `query` and page size `count`, at most `max_pages` pages; checks each
-/// page's size and the order within and across pages. Answers the entries with the exchange
-/// and index of each, and whether the scan ended.
-pub(crate) async fn walk(
-    scene: &mut Scene<'_>,
-    query: &[(&str, String)],
-    count: usize,
-    max_pages: usize,
-) -> (Vec<(Value, usize)>, Vec<Exchange>, bool) {
-    let mut entries: Vec<(Value, usize)> = Vec::new();
-    let mut pages = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..max_pages {
-        let mut params: Vec<(&str, String)> = query.to_vec();
-        params.push(("count", count.to_string()));
-        if let Some(cursor) = &cursor {
-            params.push(("cursor", cursor.clone()));
-        }
-        let Some(page) = scene.call(LIST, &[], &params, Auth::Valid).await else {
-            return (entries, pages, false);
-        };
-        if !scene.expect_status(&page, &[200], "for a list") {
-            return (entries, pages, false);
-        }
-        let messages = page.at("/messages").as_array().cloned().unwrap_or_default();
-        if messages.len() > count {
+/// Checks the walk's order by the spec's order fact.
+fn check_order(scene: &mut Scene<'_>, listing: &Walk) {
+    let Some(order) = scene.op(LIST).order.clone() else {
+        return;
+    };
+    for index in 1..listing.entries.len() {
+        let before = listing.entries[index - 1].0[order.field.as_str()]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let now = listing.entries[index].0[order.field.as_str()]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if order.compare(&before, &now) != Ordering::Less {
+            let (page, pointer) = listing.place(index);
+            let value = Value::String(now.clone());
+            let message = format!(
+                "`{now}` follows `{before}`: entries come in ascending `{}` order compared by {}, without repeats",
+                order.field, order.compare
+            );
             scene.violate(
-                &page,
+                page,
+                format!("{pointer}/{}", order.field),
+                "order",
+                &value,
+                message,
+            );
+            return;
+        }
+    }
+}
+
+/// The ids of `known` that appear in `walk`, and how often.
+fn occurrences(walk: &Walk) -> BTreeMap<String, usize> {
+    let mut seen = BTreeMap::new();
+    for id in walk.ids() {
+        *seen.entry(id).or_insert(0) += 1;
+    }
+    seen
+}
+
+fn list_complete(scene: &mut Scene<'_>, listing: &Walk, known: &Known) {
+    let seen = occurrences(listing);
+    let Some(last) = listing.last() else { return };
+    for id in known.ids() {
+        match seen.get(&id).copied().unwrap_or(0) {
+            1 => {}
+            0 if !listing.complete => {
+                scene.inconclusive(format!(
+                    "the walk stopped after {MAX_PAGES} pages of 100 without reaching `{id}`"
+                ));
+            }
+            0 => scene.violate(
+                last,
+                "/messages",
+                "complete",
+                &Value::String(id.clone()),
+                format!("`{id}` is stored (the seed answered it) but a full walk of the list never shows it"),
+            ),
+            times => scene.violate(
+                last,
+                "/messages",
+                "complete",
+                &Value::String(id.clone()),
+                format!("a full walk shows `{id}` {times} times"),
+            ),
+        }
+    }
+}
+
+async fn page_size(scene: &mut Scene<'_>, listing: &Walk, known: &Known) {
+    let total = listing.entries.len();
+    if total == 0 {
+        known.no_data(scene);
+        return;
+    }
+    for count in [1usize, 2, 5] {
+        let page = walk(scene, &[], count, 1).await;
+        let Some(first) = page.pages.first() else {
+            continue;
+        };
+        let got = page.entries.len();
+        let more_exist = total > got && (listing.complete || total >= count);
+        if got < count && more_exist {
+            scene.violate(
+                first,
                 "/messages",
                 "page-size",
-                &Value::from(messages.len()),
-                format!("{} entries on a page of count={count}", messages.len()),
+                &Value::from(got),
+                format!("count={count} answered {got} entries while {total} exist"),
             );
         }
-        for (index, message) in messages.into_iter().enumerate() {
-            if let Some((previous, _)) = entries.last() {
-                let (before, now) = (dlq_id(previous), dlq_id(&message));
-                if id_order(&before, &now) != Ordering::Less {
-                    scene.violate(&page, format!("/messages/{index}/dlqId"), "order", &message["dlqId"],
-                        format!("`{now}` follows `{before}`: entries must come in ascending dlqId order without repeats"));
-                }
-            }
-            entries.push((message, pages.len() * 1000 + index));
-        }
-        cursor = page
-            .at("/cursor")
-            .as_str()
-            .filter(|c| !c.is_empty())
-            .map(str::to_owned);
-        pages.push(page);
-        if cursor.is_none() {
-            return (entries, pages, true);
-        }
-    }
-    (entries, pages, false)
-}
-
-async fn listing(scene: &mut Scene<'_>) -> Listing {
-    let (entries, _, complete) = walk(scene, &[], 100, MAX_PAGES).await;
-    if entries.is_empty() {
-        scene.skip("the DLQ is empty: nothing to derive the read scenarios from (writing scenarios seed data)");
-    }
-    Listing {
-        entries: entries
-            .into_iter()
-            .map(|(entry, _)| Listed { entry })
-            .collect(),
-        complete,
     }
 }
 
-async fn cursor_walk(scene: &mut Scene<'_>, listing: &Listing) {
-    if listing.entries.len() < 2 {
-        scene.skip("fewer than 2 entries listed: no second page to walk to");
+async fn cursor_walk(scene: &mut Scene<'_>, listing: &Walk, known: &Known) {
+    if listing.entries.len() < 4 {
+        if listing.entries.is_empty() {
+            known.no_data(scene);
+        } else {
+            scene.inconclusive("fewer than 4 entries listed: no third page to walk to");
+        }
         return;
     }
     let wanted = listing.entries.len().min(40);
-    let (entries, pages, _) = walk(scene, &[], 3, wanted.div_ceil(3) + 1).await;
-    let walked: Vec<String> = entries.iter().map(|(e, _)| dlq_id(e)).collect();
-    let expected: Vec<String> = listing
-        .entries
-        .iter()
-        .take(walked.len().max(wanted).min(listing.entries.len()))
-        .map(|l| dlq_id(&l.entry))
-        .collect();
-    let Some(last) = pages.last() else { return };
+    let small = walk(scene, &[], 3, wanted.div_ceil(3) + 1).await;
+    let walked = small.ids();
+    let expected: Vec<String> = listing.ids().into_iter().take(wanted).collect();
+    let Some(last) = small.last() else { return };
     for (index, id) in expected.iter().enumerate() {
         match walked.get(index) {
             Some(seen) if seen == id => {}
             Some(seen) => {
-                scene.violate(last, "/messages", "cursor", &Value::String(seen.clone()),
-                    format!("walking pages of 3, entry {index} is `{seen}`; one page of 100 has `{id}` there (a skip or a repeat)"));
+                let seen = Value::String(seen.clone());
+                scene.violate(last, "/messages", "cursor", &seen,
+                    format!("walking pages of 3, entry {index} is {seen}; one page of 100 has `{id}` there (a skip or a repeat)"));
                 return;
             }
-            None if listing.complete || index < walked.len() => {
+            None => {
+                let id = Value::String(id.clone());
                 scene.violate(
                     last,
                     "/messages",
                     "cursor",
-                    &Value::String(id.clone()),
-                    format!("the walk with pages of 3 ended before reaching `{id}`"),
+                    &id,
+                    format!("the walk with pages of 3 ended before reaching {id}"),
                 );
                 return;
             }
-            None => {}
         }
     }
 }
 
-async fn page_size(scene: &mut Scene<'_>, listing: &Listing) {
-    for count in [1usize, 2, 5] {
-        let (entries, pages, _) = walk(scene, &[], count, 1).await;
-        let expected = listing.entries.len().min(count);
-        let short = entries.len() < expected;
-        if let Some(page) = pages.first()
-            && short
-            && (page.at("/cursor").is_string() || entries.is_empty())
-        {
-            scene.violate(
-                page,
-                "/messages",
-                "page-size",
-                &Value::from(entries.len()),
-                format!(
-                    "count={count} answered {} entries while {} exist",
-                    entries.len(),
-                    listing.entries.len()
-                ),
-            );
-        }
+/// A query that the service answers with a known number of entries, at most a page: the
+/// whole list when it is that small, else one listed entry's run, whose entries are walked to
+/// the end to count them.
+async fn exact_query(
+    scene: &mut Scene<'_>,
+    listing: &Walk,
+) -> Option<(Vec<(&'static str, String)>, usize)> {
+    if listing.complete && (1..=100).contains(&listing.entries.len()) {
+        return Some((Vec::new(), listing.entries.len()));
     }
+    let run = listing.entries.first()?.0["workflowRunId"]
+        .as_str()?
+        .to_owned();
+    let query = vec![("workflowRunId", run)];
+    let matching = walk(scene, &query, 100, MAX_PAGES).await;
+    (matching.complete && (1..=100).contains(&matching.entries.len()))
+        .then_some((query, matching.entries.len()))
 }
 
-async fn get_listed(scene: &mut Scene<'_>, listing: &Listing) {
+async fn cursor_end(scene: &mut Scene<'_>, listing: &Walk, known: &Known) {
     if listing.entries.is_empty() {
-        scene.skip("no entry listed");
+        known.no_data(scene);
         return;
     }
-    for listed in listing.entries.iter().take(5) {
-        let id = dlq_id(&listed.entry);
+    let Some((query, total)) = exact_query(scene, listing).await else {
+        scene.inconclusive("no set of entries of known size, at most a page, to end a walk on");
+        return;
+    };
+    let page = walk(scene, &query, total, 1).await;
+    let Some(first) = page.pages.first() else {
+        return;
+    };
+    let Some(cursor) = cursor_of(first) else {
+        return;
+    };
+    let mut next_query = query.clone();
+    next_query.push(("count", total.to_string()));
+    next_query.push(("cursor", cursor));
+    let Some(next) = scene.call(LIST, &[], &next_query, Auth::Valid).await else {
+        return;
+    };
+    if !scene.expect_status(&next, &[200], "for the page a cursor points at") {
+        return;
+    }
+    let messages = next.at("/messages").as_array().map_or(0, Vec::len);
+    if messages == 0 {
+        let cursor = first.at("/cursor").clone();
+        scene.violate(first, "/cursor", "cursor-end",  &cursor,
+            format!("this page holds all {total} matching entries, yet it has a cursor, and the cursor leads to an empty page: the last page has none"));
+    } else {
+        scene.inconclusive("entries were added while the walk ran");
+    }
+}
+
+async fn get_listed(scene: &mut Scene<'_>, listing: &Walk, known: &Known) {
+    let wanted = known.ids();
+    let chosen: Vec<&Value> = listing
+        .entries
+        .iter()
+        .map(|(entry, _, _)| entry)
+        .filter(|entry| !known.seeded || wanted.contains(&dlq_id(entry)))
+        .take(5)
+        .collect();
+    if chosen.is_empty() {
+        known.no_data(scene);
+        return;
+    }
+    for entry in chosen {
+        let id = dlq_id(entry);
         let Some(got) = scene
             .call("getWorkflowDlq", &[("dlqId", &id)], &[], Auth::Valid)
             .await
@@ -194,17 +232,15 @@ async fn get_listed(scene: &mut Scene<'_>, listing: &Listing) {
         if !scene.expect_status(&got, &[200], "for a listed entry") {
             continue;
         }
-        let Some(Value::Object(fields)) =
-            &listed.entry.as_object().map(|o| Value::Object(o.clone()))
-        else {
+        let Some(fields) = entry.as_object() else {
             continue;
         };
         for (name, value) in fields {
-            let answered = got.at(&format!("/{name}"));
+            let answered = got.at(&format!("/{}", crate::violation::pointer_token(name)));
             if !answered.is_null() && answered != value {
                 scene.violate(
                     &got,
-                    format!("/{name}"),
+                    format!("/{}", crate::violation::pointer_token(name)),
                     "get-listed",
                     answered,
                     format!(
@@ -217,15 +253,111 @@ async fn get_listed(scene: &mut Scene<'_>, listing: &Listing) {
     }
 }
 
-async fn compat_list(scene: &mut Scene<'_>, listing: &Listing) {
-    let query = [
-        ("source", "workflow".to_owned()),
-        ("count", "100".to_owned()),
-    ];
-    let Some(page) = scene.call("listDlqCompat", &[], &query, Auth::Valid).await else {
+async fn compat_list(scene: &mut Scene<'_>, listing: &Walk) {
+    let query = [("source", "workflow".to_owned())];
+    let page = walk_op(scene, "listDlqCompat", &query, 100, 1).await;
+    let Some(first) = page.pages.first() else {
         return;
     };
-    if !scene.expect_status(&page, &[200], "for the list at its compatible path") {
+    let expected: Vec<String> = listing.ids().into_iter().take(100).collect();
+    if page.ids() != expected {
+        scene.violate(
+            first,
+            "/messages",
+            "compat",
+            &Value::from(page.entries.len()),
+            "GET /v2/dlq?source=workflow must answer the same page as GET /v2/workflows/dlq",
+        );
+    }
+}
+
+/// One request that must be answered `status`.
+pub(crate) async fn expect(
+    scene: &mut Scene<'_>,
+    call: Call<'_>,
+    auth: Auth,
+    status: &[u16],
+    why: &str,
+) {
+    let (op, params, query) = call;
+    if let Some(answer) = scene.call(op, &params, &query, auth).await {
+        scene.expect_status(&answer, status, why);
+    }
+}
+
+/// The path parameters and required query of a request to `op` naming nothing that exists.
+pub(crate) fn absent_call<'a>(scene: &Scene<'_>, op: &'a str) -> Call<'a> {
+    let contract = scene.op(op);
+    let mut params = Vec::new();
+    let mut query = Vec::new();
+    for parameter in &contract.parameters {
+        match (parameter.location.as_str(), parameter.name.as_str()) {
+            ("path", "id") => params.push(("id", ABSENT_INDEX)),
+            ("path", _) => params.push((parameter.name.as_str(), ABSENT)),
+            ("query", "source") if parameter.required => {
+                query.push(("source", "workflow".to_owned()))
+            }
+            ("query", "dlqIds" | "workflowRunIds") if !reads(&contract.method) => {
+                query.push((parameter.name.as_str(), ABSENT.to_owned()));
+            }
+            _ => {}
+        }
+    }
+    (op, params, query)
+}
+
+/// `op` without credentials and with wrong ones: 401 both times.
+pub(crate) async fn unauthorized(scene: &mut Scene<'_>, op: &str) {
+    for auth in [Auth::Missing, Auth::Wrong] {
+        let call = absent_call(scene, op);
+        expect(scene, call, auth, &[401], "without valid credentials").await;
+    }
+}
+
+/// The scenarios of a list parameter's bounds.
+pub(crate) async fn bad_count(scene: &mut Scene<'_>) {
+    let count = scene.op(LIST).parameter("count").cloned();
+    let Some(count) = count else { return };
+    let mut values = Vec::new();
+    values.extend(count.minimum.map(|min| min - 1));
+    values.extend(count.maximum.map(|max| max + 1));
+    for value in values {
+        expect(
+            scene,
+            (LIST, vec![], vec![("count", value.to_string())]),
+            Auth::Valid,
+            &[400],
+            "for a count outside the spec's bounds",
+        )
+        .await;
+    }
+}
+
+pub(crate) async fn bad_value_cap(scene: &mut Scene<'_>) {
+    let label = scene.op(LIST).parameter("label").cloned();
+    let Some(cap) = label.and_then(|l| l.max_items) else {
+        scene.inconclusive("the spec gives `label` no maxItems");
+        return;
+    };
+    let query: Vec<(&str, String)> = (0..=cap)
+        .map(|i| ("label", format!("courier-verify-{i}")))
+        .collect();
+    expect(
+        scene,
+        (LIST, vec![], query),
+        Auth::Valid,
+        &[400],
+        "for more values than the spec's maxItems",
+    )
+    .await;
+}
+
+pub(crate) async fn query_token(scene: &mut Scene<'_>, listing: &Walk) {
+    let query = vec![("count", "100".to_owned())];
+    let Some(page) = scene.call(LIST, &[], &query, Auth::QueryToken).await else {
+        return;
+    };
+    if !scene.expect_status(&page, &[200], "with the service token in the query") {
         return;
     }
     let ids: Vec<String> = page
@@ -235,151 +367,62 @@ async fn compat_list(scene: &mut Scene<'_>, listing: &Listing) {
         .flatten()
         .map(dlq_id)
         .collect();
-    let expected: Vec<String> = listing
-        .entries
-        .iter()
-        .take(100)
-        .map(|l| dlq_id(&l.entry))
-        .collect();
+    let expected: Vec<String> = listing.ids().into_iter().take(100).collect();
     if ids != expected {
         scene.violate(
             &page,
             "/messages",
-            "compat",
+            "query-token",
             &Value::from(ids.len()),
-            "GET /v2/dlq?source=workflow must answer the same page as the list",
+            "with the token in the query the list answers other entries than with the header",
         );
     }
 }
 
-/// Each operation that only reads, without and with wrong credentials: 401 with the error body.
-async fn unauthorized(scene: &mut Scene<'_>) {
-    let unknown = "courier-verify-absent";
-    let index = "00000000-0000-4000-8000-000000000000";
-    let calls: [Call<'_>; 7] = [
-        (LIST, vec![], vec![]),
-        ("listDlqCompat", vec![], vec![("source", "workflow".into())]),
-        ("getWorkflowDlq", vec![("dlqId", unknown)], vec![]),
-        ("getUrlGroup", vec![("urlGroupName", unknown)], vec![]),
-        ("getSearchIndex", vec![("id", index)], vec![]),
-        ("getSearchIndexStats", vec![("id", index)], vec![]),
-        ("getAccountStats", vec![], vec![]),
-    ];
-    for (op, params, query) in &calls {
-        for auth in [Auth::Missing, Auth::Wrong] {
-            if let Some(answer) = scene.call(op, params, query, auth).await {
-                scene.expect_status(&answer, &[401], "without valid credentials");
-            }
+/// Runs the reading scenarios; answers what is known to be stored.
+pub(crate) async fn run(
+    run: &mut Run<'_>,
+    fixture: Option<&Fixture>,
+    seed_failure: Option<String>,
+) -> (Known, Walk) {
+    // The full walk every list scenario compares with, in `list-order`'s scene when it runs.
+    let mut listing_scene = run.scene();
+    let started = std::time::Instant::now();
+    let listing = walk(&mut listing_scene, &[], 100, MAX_PAGES).await;
+    let known = match fixture {
+        Some(fixture) => fixture.known.clone(),
+        None => Known {
+            entries: listing.entries.iter().map(|(e, _, _)| e.clone()).collect(),
+            seeded: false,
+            seed_failure,
+        },
+    };
+    if run.chosen("list-order") {
+        if listing.entries.is_empty() && listing_scene.failures.is_empty() {
+            known.no_data(&mut listing_scene);
         }
+        check_order(&mut listing_scene, &listing);
+        run.record("list-order", listing_scene, started);
     }
-}
-
-async fn not_found(scene: &mut Scene<'_>) {
-    let calls: [(&str, (&str, &str)); 3] = [
-        ("getWorkflowDlq", ("dlqId", "courier-verify-absent")),
-        ("getUrlGroup", ("urlGroupName", "courier-verify-absent")),
-        (
-            "getSearchIndex",
-            ("id", "00000000-0000-4000-8000-000000000000"),
-        ),
-    ];
-    for (op, param) in calls {
-        if let Some(answer) = scene.call(op, &[param], &[], Auth::Valid).await {
-            scene.expect_status(&answer, &[404], "for something that does not exist");
-        }
+    if fixture.is_some() {
+        scenario!(run, "list-complete", |scene| async {
+            list_complete(&mut scene, &listing, &known);
+        });
     }
-}
-
-/// Bad parameters are 400 with the error body (the contract validates the body).
-async fn bad_requests(scene: &mut Scene<'_>) {
-    let calls: [(&str, Vec<(&str, String)>); 6] = [
-        (LIST, vec![("count", "0".into())]),
-        (LIST, vec![("count", "101".into())]),
-        (LIST, vec![("label", String::new())]),
-        (LIST, vec![("courierVerifyUnknown", "1".into())]),
-        ("listDlqCompat", vec![("source", "courier-verify".into())]),
-        ("getAccountStats", vec![("period", "courier-verify".into())]),
-    ];
-    for (op, query) in &calls {
-        if let Some(answer) = scene.call(op, &[], query, Auth::Valid).await {
-            scene.expect_status(&answer, &[400], "for a bad parameter");
-        }
-    }
-}
-
-/// Runs the read-only scenarios.
-pub(crate) async fn run(verifier: &Verifier, results: &mut Vec<ScenarioResult>) {
-    let listing = scenario!(
-        verifier,
-        results,
-        "list",
-        false,
-        "the first pages of the DLQ list keep the contract, in ascending dlqId order",
-        |scene| listing(&mut scene)
-    );
-    scenario!(
-        verifier,
-        results,
-        "page-size",
-        false,
-        "a page never holds more than `count` entries, nor fewer while more exist",
-        |scene| page_size(&mut scene, &listing)
-    );
-    scenario!(
-        verifier,
-        results,
-        "cursor-walk",
-        false,
-        "walking small pages by cursor neither repeats nor skips an entry",
-        |scene| cursor_walk(&mut scene, &listing)
-    );
-    super::filters::run(verifier, results, &listing).await;
-    scenario!(
-        verifier,
-        results,
-        "get-listed",
-        false,
-        "getting a listed id answers that entry",
-        |scene| get_listed(&mut scene, &listing)
-    );
-    scenario!(
-        verifier,
-        results,
-        "compat-list",
-        false,
-        "the list at /v2/dlq?source=workflow answers the same entries",
-        |scene| compat_list(&mut scene, &listing)
-    );
-    scenario!(
-        verifier,
-        results,
-        "not-found",
-        false,
-        "what does not exist is 404 with the error body",
-        |scene| not_found(&mut scene)
-    );
-    scenario!(
-        verifier,
-        results,
-        "unauthorized",
-        false,
-        "a request without valid credentials is 401 with the error body",
-        |scene| unauthorized(&mut scene)
-    );
-    scenario!(
-        verifier,
-        results,
-        "bad-request",
-        false,
-        "a bad parameter is 400 with the error body",
-        |scene| bad_requests(&mut scene)
-    );
-    scenario!(
-        verifier,
-        results,
-        "account-stats-series",
-        false,
-        "every period series of the account statistics has the documented length and spacing",
-        |scene| super::stats::account_stats(&mut scene)
-    );
+    scenario!(run, "page-size", |scene| page_size(
+        &mut scene, &listing, &known
+    ));
+    scenario!(run, "cursor-walk", |scene| cursor_walk(
+        &mut scene, &listing, &known
+    ));
+    scenario!(run, "cursor-end", |scene| cursor_end(
+        &mut scene, &listing, &known
+    ));
+    scenario!(run, "get-listed", |scene| get_listed(
+        &mut scene, &listing, &known
+    ));
+    scenario!(run, "compat-list", |scene| compat_list(
+        &mut scene, &listing
+    ));
+    (known, listing)
 }

@@ -1,8 +1,10 @@
-//! How writing scenarios create their own data: a [`Seed`] stores failed runs (and may name a
-//! search index) in the service under test. [`AdminSeed`] does it through courier's admin API;
-//! an in-process fake implements [`Seed`] itself.
+//! How the verifier creates the data its scenarios check: a [`Seed`] stores failed runs, a
+//! search index and a URL group in the service under test, in the models' types (what courier's
+//! admin API takes). [`AdminSeed`] does it through that API; an in-process fake implements
+//! [`Seed`] over its own state.
 
-use serde_json::{Value, json};
+use courier_models::{FailedWorkflowRun, SearchIndex, UrlGroup};
+use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -10,22 +12,34 @@ use std::pin::Pin;
 pub type SeedFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send + 'a>>;
 
 /// A way to create data in the service under test.
+///
+/// Only [`insert_dlq`](Seed::insert_dlq) is required. The others answer `Ok(false)` by
+/// default: the scenarios that need them are then *inconclusive* (the report says the seed
+/// offers no index or URL group), never passed on nothing.
 pub trait Seed: Send + Sync {
-    /// Stores failed workflow runs, each in the shape of a single failed run (section 2.2)
-    /// without `dlqId` (and possibly without `messageId` and `createdAt`, which the service
-    /// chooses), and answers their new `dlqId`s in the same order. Each entry also makes its
-    /// run known, so cancelling the run removes the entry.
-    fn insert_dlq(&self, entries: Vec<Value>) -> SeedFuture<'_, Vec<String>>;
+    /// Stores failed workflow runs as given (`dlqId`, `messageId` and `createdAt` included, so
+    /// the verifier knows what it is looking for) and answers their `dlqId`s in the same order.
+    /// An implementation that must choose its own ids answers those instead. Each entry also
+    /// makes its run known, so cancelling the run removes the entry.
+    fn insert_dlq(&self, entries: Vec<FailedWorkflowRun>) -> SeedFuture<'_, Vec<String>>;
 
-    /// The id of a search index the statistics scenarios may read, created if need be; `None`
-    /// when the implementation has no search indexes to offer.
-    fn search_index(&self) -> SeedFuture<'_, Option<String>> {
-        Box::pin(async { Ok(None) })
+    /// Stores a search index (its `throughput_vector` empty), so get-index and its statistics
+    /// can be checked; `Ok(false)` when the implementation has no indexes to offer.
+    fn insert_search_index(&self, index: SearchIndex) -> SeedFuture<'_, bool> {
+        let _ = index;
+        Box::pin(async { Ok(false) })
+    }
+
+    /// Stores a URL group (its times are the implementation's); `Ok(false)` when the
+    /// implementation has no URL groups to offer.
+    fn insert_url_group(&self, group: UrlGroup) -> SeedFuture<'_, bool> {
+        let _ = group;
+        Box::pin(async { Ok(false) })
     }
 }
 
-/// Seeds through courier's admin API (`courier serve --admin-token`): `POST /admin/v1/dlq`
-/// and `PUT /admin/v1/search/{id}`.
+/// Seeds through courier's admin API (`courier serve --admin-token`): `POST /admin/v1/dlq`,
+/// `PUT /admin/v1/search/{id}` and `PUT /admin/v1/topics/{name}`.
 pub struct AdminSeed {
     client: reqwest::Client,
     base_url: reqwest::Url,
@@ -46,16 +60,24 @@ impl AdminSeed {
         }
     }
 
+    /// `/admin/v1/<segments>` under the base URL, each segment percent-encoded.
+    fn url(&self, segments: &[&str]) -> Result<reqwest::Url, String> {
+        let mut url = self.base_url.clone();
+        url.path_segments_mut()
+            .map_err(|()| format!("the base URL {} cannot take a path", self.base_url))?
+            .pop_if_empty()
+            .extend(["admin", "v1"])
+            .extend(segments);
+        Ok(url)
+    }
+
     async fn send(
         &self,
         method: reqwest::Method,
-        path: &str,
+        segments: &[&str],
         body: &Value,
     ) -> Result<Value, String> {
-        let url = self
-            .base_url
-            .join(path.trim_start_matches('/'))
-            .map_err(|e| format!("admin URL {path}: {e}"))?;
+        let url = self.url(segments)?;
         let response = self
             .client
             .request(method, url.clone())
@@ -72,56 +94,47 @@ impl AdminSeed {
         if !status.is_success() {
             return Err(format!("admin API {url} answered {status}: {text}"));
         }
+        if text.trim().is_empty() {
+            return Ok(Value::Null);
+        }
         serde_json::from_str(&text).map_err(|e| format!("admin API {url}: {e}"))
     }
 }
 
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Value, String> {
+    serde_json::to_value(value).map_err(|e| format!("the seed's data as JSON: {e}"))
+}
+
 impl Seed for AdminSeed {
-    fn insert_dlq(&self, entries: Vec<Value>) -> SeedFuture<'_, Vec<String>> {
+    fn insert_dlq(&self, entries: Vec<FailedWorkflowRun>) -> SeedFuture<'_, Vec<String>> {
         Box::pin(async move {
             let answer = self
-                .send(
-                    reqwest::Method::POST,
-                    "admin/v1/dlq",
-                    &Value::Array(entries),
-                )
+                .send(reqwest::Method::POST, &["dlq"], &to_json(&entries)?)
                 .await?;
             serde_json::from_value(answer["dlqIds"].clone())
                 .map_err(|e| format!("admin API: `dlqIds` of the answer: {e}"))
         })
     }
 
-    fn search_index(&self) -> SeedFuture<'_, Option<String>> {
+    fn insert_search_index(&self, index: SearchIndex) -> SeedFuture<'_, bool> {
         Box::pin(async move {
-            let id = random_uuid();
-            let index = json!({
-                "customer_id": "courier-verify@example.invalid",
-                "name": format!("courier-verify-{}", &id[..8]),
-                "endpoint": "https://courier-verify.example.invalid",
-                "type": "payg",
-                "region": "eu-west-1",
-                "hosting_email": "",
-                "token": "courier-verify-index-token",
-                "read_only_token": "courier-verify-index-read-token",
-                "max_vector_count": 1000,
-                "max_monthly_reranks": -1,
-                "max_daily_updates": -1,
-                "max_daily_queries": -1,
-                "max_monthly_bandwidth": -1,
-                "max_writes_per_second": 10,
-                "max_query_per_second": 10,
-                "max_reads_per_request": 10,
-                "max_writes_per_request": 10,
-                "creation_time": 1_700_000_000,
-                "input_enrichment_enabled": false
-            });
-            self.send(
-                reqwest::Method::PUT,
-                &format!("admin/v1/search/{id}"),
-                &index,
-            )
-            .await?;
-            Ok(Some(id))
+            let mut body = to_json(&index)?;
+            if let Some(object) = body.as_object_mut() {
+                object.remove("throughput_vector");
+            }
+            let id = index.id.to_string();
+            self.send(reqwest::Method::PUT, &["search", &id], &body)
+                .await?;
+            Ok(true)
+        })
+    }
+
+    fn insert_url_group(&self, group: UrlGroup) -> SeedFuture<'_, bool> {
+        Box::pin(async move {
+            let body = serde_json::json!({ "endpoints": to_json(&group.endpoints)? });
+            self.send(reqwest::Method::PUT, &["topics", &group.name], &body)
+                .await?;
+            Ok(true)
         })
     }
 }

@@ -1,281 +1,50 @@
-//! The writing scenarios: each creates its own entries through the [`Seed`], under a tag no
-//! other data has, and deletes or cancels only those.
+//! The writing scenarios: the fixture every reading scenario checks, then deletes, bulk deletes
+//! and cancels, each on entries it seeded itself under a tag no other data has, each confirmed
+//! through get-one *and* through the list (unfiltered and filtered), so a list that keeps
+//! showing what was removed shows. Last, the scenarios that run only when chosen by name.
 
+use super::catalogue::{reads, unauthorized_scenario};
+use super::fixture::Fixture;
+use super::fixture::seed_entries;
 use super::http::{Auth, Call};
-use super::read::walk;
-use super::seed::Seed;
-use super::{Scene, Verifier, scenario};
-use crate::report::{Failure, ScenarioResult};
+use super::listing::{LIST, MAX_PAGES, dlq_id, walk};
+use super::read::{ABSENT, absent_call};
+use super::seed::{Seed, random_uuid};
+use super::{Run, Scene, scenario};
 use serde_json::{Value, json};
 
-/// One failed run in the admin shape, its fields derived from `tag` and `index` so that
-/// filters find exactly the entries of one scenario.
-fn entry(tag: &str, index: usize) -> Value {
-    const STATES: [&str; 2] = ["CALLBACK_FAIL", "CALLBACK_SUCCESS"];
-    json!({
-        "workflowRunId": format!("wfr_{tag}_{index}"),
-        "workflowUrl": format!("https://{tag}.example.invalid/workflow/{}", index % 2),
-        "workflowCreatedAt": 1_700_000_000_000_i64 + index as i64,
-        "url": format!("https://{tag}.example.invalid/step"),
-        "method": "POST",
-        "header": {"Content-Type": ["application/json"]},
-        "body": "{\"courierVerify\":true}",
-        "maxRetries": 3,
-        "labels": [tag, format!("{tag}-{}", index % 3)],
-        "callerIP": format!("192.0.2.{}", index % 4 + 1),
-        "flowControlKey": format!("{tag}-key-{}", index % 2),
-        "failureCallback": format!("https://{tag}.example.invalid/failure"),
-        "failureCallbackInfo": {"state": STATES[index % 2]},
-        "responseStatus": 500,
-        "responseBody": "courier-verify"
-    })
-}
-
-/// Seeds `count` entries of `tag`; a seed that fails is a failure of the scenario.
-async fn seed_entries(
-    scene: &mut Scene<'_>,
-    seed: &dyn Seed,
-    tag: &str,
-    count: usize,
-) -> Vec<String> {
-    let entries = (0..count).map(|i| entry(tag, i)).collect();
-    match seed.insert_dlq(entries).await {
-        Ok(ids) if ids.len() == count => ids,
-        Ok(ids) => {
-            seed_failed(
-                scene,
-                format!(
-                    "asked to store {count} entries, the seed answered {} ids",
-                    ids.len()
-                ),
-            );
-            Vec::new()
-        }
-        Err(error) => {
-            seed_failed(scene, error);
-            Vec::new()
-        }
-    }
-}
-
-fn seed_failed(scene: &mut Scene<'_>, error: String) {
-    scene.failures.push(Failure {
-        request: "seed".into(),
-        status: None,
-        violations: Vec::new(),
-        error: Some(format!("seeding failed: {error}")),
-    });
-}
-
-/// The fixture the read-only scenarios list when writing is on: 6 entries with varied fields.
-pub(crate) async fn seed_fixture(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) -> Vec<String> {
-    seed_entries(scene, seed, &format!("{tag}-fixture"), 6).await
-}
-
-/// Whether `id` is still in the DLQ (200) or gone (404), as `expected`.
+/// Whether `id` is got (200) or gone (404), as `present` says.
 async fn expect_present(scene: &mut Scene<'_>, id: &str, present: bool, why: &str) {
     if let Some(got) = scene
         .call("getWorkflowDlq", &[("dlqId", id)], &[], Auth::Valid)
         .await
     {
-        let status = if present { 200 } else { 404 };
-        scene.expect_status(&got, &[status], why);
+        scene.expect_status(&got, &[if present { 200 } else { 404 }], why);
     }
 }
 
-async fn delete_one(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str, operation_id: &str) {
-    let ids = seed_entries(scene, seed, tag, 2).await;
-    let [gone, kept] = ids.as_slice() else { return };
-    if let Some(deleted) = scene
-        .call(operation_id, &[("dlqId", gone)], &[], Auth::Valid)
-        .await
-    {
-        scene.expect_status(&deleted, &[200], "for deleting a seeded entry");
+/// `ids` are gone: 404 each, and shown by no list, neither the whole list nor the list under
+/// `label` (a label they had).
+async fn expect_gone(scene: &mut Scene<'_>, ids: &[String], label: &str, why: &str) {
+    for id in ids {
+        expect_present(scene, id, false, why).await;
     }
-    expect_present(scene, gone, false, "after the entry was deleted").await;
-    if let Some(again) = scene
-        .call(operation_id, &[("dlqId", gone)], &[], Auth::Valid)
-        .await
-    {
-        scene.expect_status(&again, &[404], "for deleting it a second time");
-    }
-    expect_present(scene, kept, true, "for an entry that was not deleted").await;
-    cleanup_ids(scene, std::slice::from_ref(kept)).await;
-}
-
-async fn bulk_delete_ids(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
-    let ids = seed_entries(scene, seed, tag, 3).await;
-    let [first, second, kept] = ids.as_slice() else {
-        return;
-    };
-    // Repeated keys: a comma is percent-encoded in a query value, which makes it part of one id.
-    let named = [
-        first.clone(),
-        second.clone(),
-        format!("courier-verify-absent-{tag}"),
-    ];
-    let query: Vec<(&str, String)> = named.into_iter().map(|id| ("dlqIds", id)).collect();
-    let Some(answer) = scene
-        .call("deleteWorkflowDlqBulk", &[], &query, Auth::Valid)
-        .await
-    else {
-        return;
-    };
-    if scene.expect_status(&answer, &[200], "for a bulk delete by ids") {
-        if answer.at("/deleted") != &json!(2) {
-            scene.violate(
-                &answer,
-                "/deleted",
-                "bulk-delete",
-                answer.at("/deleted"),
-                "two of the three ids named exist; `deleted` must be 2",
-            );
-        }
-        if !answer.at("/cursor").is_null() {
-            scene.violate(
-                &answer,
-                "/cursor",
-                "bulk-delete",
-                answer.at("/cursor"),
-                "a delete by ids returns no cursor",
-            );
-        }
-    }
-    expect_present(scene, first, false, "after a bulk delete named it").await;
-    expect_present(scene, second, false, "after a bulk delete named it").await;
-    expect_present(
-        scene,
-        kept,
-        true,
-        "for an entry the bulk delete did not name",
-    )
-    .await;
-    cleanup_ids(scene, std::slice::from_ref(kept)).await;
-}
-
-async fn bulk_delete_filter(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
-    let ids = seed_entries(scene, seed, tag, 5).await;
-    if ids.is_empty() {
-        return;
-    }
-    // `{tag}-0` labels entries 0 and 3 only.
-    let label = format!("{tag}-0");
-    let mut deleted = 0;
-    let mut cursor: Option<String> = None;
-    for _ in 0..5 {
-        let mut query = vec![("label", label.clone()), ("count", "1".to_owned())];
-        query.extend(cursor.take().map(|c| ("cursor", c)));
-        let Some(answer) = scene
-            .call("deleteWorkflowDlqBulk", &[], &query, Auth::Valid)
-            .await
-        else {
-            return;
-        };
-        if !scene.expect_status(&answer, &[200], "for a bulk delete by filter") {
-            return;
-        }
-        deleted += answer.at("/deleted").as_i64().unwrap_or_default();
-        cursor = answer
-            .at("/cursor")
-            .as_str()
-            .filter(|c| !c.is_empty())
-            .map(str::to_owned);
-        if cursor.is_none() {
-            break;
-        }
-    }
-    for (index, id) in ids.iter().enumerate() {
-        let present = index % 3 != 0;
-        expect_present(
-            scene,
-            id,
-            present,
-            if present {
-                "for an entry the filter does not match"
-            } else {
-                "after a bulk delete by a filter it matches"
-            },
-        )
-        .await;
-    }
-    let (left, pages, _) = walk(scene, &[("label", label.clone())], 100, 1).await;
-    if (deleted != 2 || !left.is_empty())
-        && let Some(page) = pages.first()
-    {
-        scene.violate(page, "/messages", "bulk-delete", &Value::from(deleted),
-            format!("deleting by label={label} in batches of 1 removed {deleted}; exactly 2 entries match it"));
-    }
-    let kept: Vec<String> = ids
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| i % 3 != 0)
-        .map(|(_, id)| id.clone())
-        .collect();
-    cleanup_ids(scene, &kept).await;
-}
-
-async fn cancel_run(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
-    let ids = seed_entries(scene, seed, tag, 2).await;
-    let [cancelled, kept] = ids.as_slice() else {
-        return;
-    };
-    let run = format!("wfr_{tag}_0");
-    if let Some(answer) = scene
-        .call(
-            "cancelWorkflowRun",
-            &[("workflowRunId", &run)],
-            &[],
-            Auth::Valid,
-        )
-        .await
-    {
-        scene.expect_status(&answer, &[200], "for cancelling a seeded run");
-    }
-    expect_present(scene, cancelled, false, "after its run was cancelled").await;
-    expect_present(scene, kept, true, "for an entry of another run").await;
-    if let Some(again) = scene
-        .call(
-            "cancelWorkflowRun",
-            &[("workflowRunId", &run)],
-            &[],
-            Auth::Valid,
-        )
-        .await
-    {
-        scene.expect_status(&again, &[404], "for cancelling the same run a second time");
-    }
-    cleanup_ids(scene, std::slice::from_ref(kept)).await;
-}
-
-/// Writing operations without valid credentials are 401 and change nothing.
-async fn unauthorized_writes(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
-    let ids = seed_entries(scene, seed, tag, 1).await;
-    let [id] = ids.as_slice() else { return };
-    let run = format!("wfr_{tag}_0");
-    let calls: [Call<'_>; 5] = [
-        ("deleteDlqMessage", vec![("dlqId", id)], vec![]),
-        ("deleteWorkflowDlqMessage", vec![("dlqId", id)], vec![]),
-        (
-            "deleteWorkflowDlqBulk",
-            vec![],
-            vec![("dlqIds", id.clone())],
-        ),
-        ("cancelWorkflowRun", vec![("workflowRunId", &run)], vec![]),
-        (
-            "cancelWorkflowRuns",
-            vec![],
-            vec![("workflowRunIds", run.clone())],
-        ),
-    ];
-    for (op, params, query) in &calls {
-        for auth in [Auth::Missing, Auth::Wrong] {
-            if let Some(answer) = scene.call(op, params, query, auth).await {
-                scene.expect_status(&answer, &[401], "without valid credentials");
+    for query in [vec![], vec![("label", label.to_owned())]] {
+        let listed = walk(scene, &query, 100, MAX_PAGES).await;
+        for index in 0..listed.entries.len() {
+            let id = dlq_id(&listed.entries[index].0);
+            if ids.contains(&id) {
+                let (page, pointer) = listed.place(index);
+                scene.violate(
+                    page,
+                    format!("{pointer}/dlqId"),
+                    "fresh",
+                    &Value::String(id.clone()),
+                    format!("`{id}` was removed ({why}) but the list still shows it"),
+                );
             }
         }
     }
-    expect_present(scene, id, true, "after writes without credentials").await;
-    cleanup_ids(scene, ids.as_slice()).await;
 }
 
 /// Deletes entries this run created, by id; they must all be deleted.
@@ -309,72 +78,368 @@ async fn cleanup_ids(scene: &mut Scene<'_>, ids: &[String]) {
     }
 }
 
-pub(crate) async fn cleanup(scene: &mut Scene<'_>, fixture: &[String]) {
-    if fixture.is_empty() {
-        scene.skip("nothing was seeded");
+async fn delete_one(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str, operation_id: &str) {
+    let ids = seed_entries(scene, seed, tag, 2).await;
+    let [gone, kept] = ids.as_slice() else { return };
+    if let Some(deleted) = scene
+        .call(operation_id, &[("dlqId", gone)], &[], Auth::Valid)
+        .await
+    {
+        scene.expect_status(&deleted, &[200], "for deleting a stored entry");
+    }
+    expect_gone(scene, std::slice::from_ref(gone), tag, "deleted").await;
+    expect_present(scene, kept, true, "for an entry that was not deleted").await;
+    cleanup_ids(scene, std::slice::from_ref(kept)).await;
+}
+
+async fn delete_one_unknown(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    let absent = format!("{ABSENT}-{}", random_uuid());
+    if let Some(answer) = scene
+        .call("deleteDlqMessage", &[("dlqId", &absent)], &[], Auth::Valid)
+        .await
+    {
+        scene.expect_status(&answer, &[404], "for an id never stored");
+    }
+    let ids = seed_entries(scene, seed, tag, 1).await;
+    let [id] = ids.as_slice() else { return };
+    if let Some(first) = scene
+        .call("deleteDlqMessage", &[("dlqId", id)], &[], Auth::Valid)
+        .await
+        && scene.expect_status(&first, &[200], "for deleting a stored entry")
+        && let Some(again) = scene
+            .call("deleteDlqMessage", &[("dlqId", id)], &[], Auth::Valid)
+            .await
+    {
+        scene.expect_status(&again, &[404], "for deleting it a second time");
+    }
+}
+
+async fn bulk_delete_ids(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    let ids = seed_entries(scene, seed, tag, 3).await;
+    let [first, second, kept] = ids.as_slice() else {
+        return;
+    };
+    // Repeated keys: a comma is percent-encoded in a query value, which makes it part of one id.
+    let named = [first.clone(), second.clone(), format!("{ABSENT}-{tag}")];
+    let query: Vec<(&str, String)> = named.into_iter().map(|id| ("dlqIds", id)).collect();
+    let Some(answer) = scene
+        .call("deleteWorkflowDlqBulk", &[], &query, Auth::Valid)
+        .await
+    else {
+        return;
+    };
+    if scene.expect_status(&answer, &[200], "for a bulk delete by ids") {
+        if answer.at("/deleted") != &json!(2) {
+            scene.violate(
+                &answer,
+                "/deleted",
+                "bulk-delete",
+                answer.at("/deleted"),
+                "two of the three ids named exist; `deleted` must be 2",
+            );
+        }
+        if !answer.at("/cursor").is_null() {
+            scene.violate(
+                &answer,
+                "/cursor",
+                "bulk-delete",
+                answer.at("/cursor"),
+                "a delete by ids returns no cursor",
+            );
+        }
+    }
+    expect_gone(
+        scene,
+        &[first.clone(), second.clone()],
+        tag,
+        "a bulk delete named it",
+    )
+    .await;
+    expect_present(
+        scene,
+        kept,
+        true,
+        "for an entry the bulk delete did not name",
+    )
+    .await;
+    cleanup_ids(scene, std::slice::from_ref(kept)).await;
+}
+
+async fn bulk_delete_ids_ignore_filters(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    let ids = seed_entries(scene, seed, tag, 2).await;
+    let [named, kept] = ids.as_slice() else {
+        return;
+    };
+    let query = vec![
+        ("dlqIds", named.clone()),
+        ("label", format!("{ABSENT}-label-{tag}")),
+        ("workflowUrl", format!("https://{ABSENT}.example.invalid/")),
+    ];
+    if let Some(answer) = scene
+        .call("deleteWorkflowDlqBulk", &[], &query, Auth::Valid)
+        .await
+        && scene.expect_status(&answer, &[200], "for a bulk delete by ids beside filters")
+        && answer.at("/deleted") != &json!(1)
+    {
+        scene.violate(
+            &answer,
+            "/deleted",
+            "bulk-delete",
+            answer.at("/deleted"),
+            "the id named exists and filters are ignored beside ids: `deleted` must be 1",
+        );
+    }
+    expect_gone(
+        scene,
+        std::slice::from_ref(named),
+        tag,
+        "a bulk delete named it beside filters that match nothing",
+    )
+    .await;
+    expect_present(
+        scene,
+        kept,
+        true,
+        "for an entry the bulk delete did not name",
+    )
+    .await;
+    cleanup_ids(scene, std::slice::from_ref(kept)).await;
+}
+
+async fn bulk_delete_filter(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    let ids = seed_entries(scene, seed, tag, 5).await;
+    if ids.is_empty() {
         return;
     }
-    cleanup_ids(scene, fixture).await;
+    // `{tag}-l0` labels entries 0 and 3 only (fixture::entry).
+    let label = format!("{tag}-l0");
+    let matching: Vec<String> = ids
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 3 == 0)
+        .map(|(_, id)| id.clone())
+        .collect();
+    let mut deleted = 0;
+    let mut cursor: Option<String> = None;
+    for _ in 0..ids.len() + 1 {
+        let mut query = vec![("label", label.clone()), ("count", "1".to_owned())];
+        query.extend(cursor.take().map(|c| ("cursor", c)));
+        let Some(answer) = scene
+            .call("deleteWorkflowDlqBulk", &[], &query, Auth::Valid)
+            .await
+        else {
+            return;
+        };
+        if !scene.expect_status(&answer, &[200], "for a bulk delete by filter") {
+            return;
+        }
+        deleted += answer.at("/deleted").as_i64().unwrap_or_default();
+        cursor = answer
+            .at("/cursor")
+            .as_str()
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let listed = walk(scene, &[("label", label.clone())], 100, 1).await;
+    if (deleted != matching.len() as i64 || !listed.entries.is_empty())
+        && let Some(page) = listed.pages.first()
+    {
+        scene.violate(page, "/messages", "bulk-delete", &Value::from(deleted),
+            format!("deleting by label={label} in batches of 1 removed {deleted}; exactly {} entries match it", matching.len()));
+    }
+    expect_gone(
+        scene,
+        &matching,
+        tag,
+        "a bulk delete by a filter it matches",
+    )
+    .await;
+    let kept: Vec<String> = ids
+        .iter()
+        .filter(|id| !matching.contains(id))
+        .cloned()
+        .collect();
+    for id in &kept {
+        expect_present(scene, id, true, "for an entry the filter does not match").await;
+    }
+    cleanup_ids(scene, &kept).await;
+}
+
+async fn cancel_run(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    // Entries 0 and 1 are of run 0, 2 and 3 of run 1 (fixture::entry).
+    let ids = seed_entries(scene, seed, tag, 4).await;
+    if ids.len() != 4 {
+        return;
+    }
+    let run = format!("wfr-{tag}-0");
+    if let Some(answer) = scene
+        .call(
+            "cancelWorkflowRun",
+            &[("workflowRunId", &run)],
+            &[],
+            Auth::Valid,
+        )
+        .await
+    {
+        scene.expect_status(&answer, &[200], "for cancelling a stored run");
+    }
+    expect_gone(scene, &ids[..2], tag, "its run was cancelled").await;
+    for id in &ids[2..] {
+        expect_present(scene, id, true, "for an entry of another run").await;
+    }
+    cleanup_ids(scene, &ids[2..]).await;
+}
+
+async fn cancel_run_unknown(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    let absent = format!("{ABSENT}-{}", random_uuid());
+    if let Some(answer) = scene
+        .call(
+            "cancelWorkflowRun",
+            &[("workflowRunId", &absent)],
+            &[],
+            Auth::Valid,
+        )
+        .await
+    {
+        scene.expect_status(&answer, &[404], "for a run never known");
+    }
+    let ids = seed_entries(scene, seed, tag, 1).await;
+    if ids.is_empty() {
+        return;
+    }
+    let run = format!("wfr-{tag}-0");
+    if let Some(first) = scene
+        .call(
+            "cancelWorkflowRun",
+            &[("workflowRunId", &run)],
+            &[],
+            Auth::Valid,
+        )
+        .await
+        && scene.expect_status(&first, &[200], "for cancelling a stored run")
+        && let Some(again) = scene
+            .call(
+                "cancelWorkflowRun",
+                &[("workflowRunId", &run)],
+                &[],
+                Auth::Valid,
+            )
+            .await
+    {
+        scene.expect_status(&again, &[404], "for cancelling the same run a second time");
+    }
+}
+
+async fn list_shows_added(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    let before = walk(scene, &[], 100, MAX_PAGES).await;
+    let ids = seed_entries(scene, seed, tag, 1).await;
+    let [id] = ids.as_slice() else { return };
+    let after = walk(scene, &[], 100, MAX_PAGES).await;
+    if !after.ids().contains(id) {
+        match after.last() {
+            Some(last) if after.complete => scene.violate(last, "/messages", "fresh", &Value::String(id.clone()),
+                format!("`{id}` was stored after a list of {} entries; the next full list does not show it", before.entries.len())),
+            _ => scene.inconclusive(format!("the walk stopped after {MAX_PAGES} pages without reaching `{id}`")),
+        }
+    }
+    cleanup_ids(scene, &ids).await;
+}
+
+/// A writing operation without valid credentials: 401, and what it names is still there.
+async fn unauthorized_write(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str, op: &str) {
+    let ids = seed_entries(scene, seed, tag, 1).await;
+    let [id] = ids.as_slice() else { return };
+    let run = format!("wfr-{tag}-0");
+    let (op, params, query) = absent_call(scene, op);
+    let params: Vec<(&str, &str)> = params
+        .into_iter()
+        .map(|(name, value)| match name {
+            "dlqId" => (name, id.as_str()),
+            "workflowRunId" => (name, run.as_str()),
+            _ => (name, value),
+        })
+        .collect();
+    let query: Vec<(&str, String)> = query
+        .into_iter()
+        .map(|(name, value)| match name {
+            "dlqIds" => (name, id.clone()),
+            "workflowRunIds" => (name, run.clone()),
+            _ => (name, value),
+        })
+        .collect();
+    let call: Call<'_> = (op, params, query);
+    for auth in [Auth::Missing, Auth::Wrong] {
+        if let Some(answer) = scene.call(call.0, &call.1, &call.2, auth).await {
+            scene.expect_status(&answer, &[401], "without valid credentials");
+        }
+    }
+    expect_present(scene, id, true, "after writes without valid credentials").await;
+    if let Some(page) = scene
+        .call(LIST, &[], &[("count", "1".to_owned())], Auth::Valid)
+        .await
+    {
+        scene.expect_status(
+            &page,
+            &[200],
+            "with the credentials the run began with, after writes without valid ones",
+        );
+    }
+    cleanup_ids(scene, &ids).await;
+}
+
+async fn delete_one_messaging(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    delete_one(scene, seed, tag, "deleteDlqMessage").await;
+}
+
+async fn delete_one_workflow_path(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
+    delete_one(scene, seed, tag, "deleteWorkflowDlqMessage").await;
+}
+
+/// Each writing scenario, run under a tag of its own (`<run's tag>-<scenario>`).
+macro_rules! writing {
+    ($run:expr, $seed:expr, $tag:expr, $($name:literal => $function:ident),* $(,)?) => {$(
+        let tag = format!("{}-{}", $tag, $name);
+        scenario!($run, $name, |scene| $function(&mut scene, $seed, &tag));
+    )*};
 }
 
 /// Runs the writing scenarios, each under its own tag.
-pub(crate) async fn run(
-    verifier: &Verifier,
-    seed: &dyn Seed,
-    tag: &str,
-    results: &mut Vec<ScenarioResult>,
-) {
-    scenario!(
-        verifier,
-        results,
-        "delete-one",
-        true,
-        "a deleted entry is 404 after, and deleting it again is 404",
-        |scene| delete_one(&mut scene, seed, &format!("{tag}-d1"), "deleteDlqMessage")
+pub(crate) async fn run(run: &mut Run<'_>, seed: &dyn Seed, tag: &str) {
+    writing!(run, seed, tag,
+        "list-shows-added" => list_shows_added,
+        "delete-one" => delete_one_messaging,
+        "delete-one-workflow-path" => delete_one_workflow_path,
+        "delete-one-unknown" => delete_one_unknown,
+        "bulk-delete-ids" => bulk_delete_ids,
+        "bulk-delete-ids-ignore-filters" => bulk_delete_ids_ignore_filters,
+        "bulk-delete-filter" => bulk_delete_filter,
+        "cancel-run" => cancel_run,
+        "cancel-run-unknown" => cancel_run_unknown,
     );
-    scenario!(
-        verifier,
-        results,
-        "delete-one-workflow-path",
-        true,
-        "the same at DELETE /v2/workflows/dlq/{dlqId}",
-        |scene| delete_one(
-            &mut scene,
-            seed,
-            &format!("{tag}-d2"),
-            "deleteWorkflowDlqMessage"
-        )
-    );
-    scenario!(
-        verifier,
-        results,
-        "bulk-delete-ids",
-        true,
-        "a bulk delete by ids removes exactly what it named",
-        |scene| bulk_delete_ids(&mut scene, seed, &format!("{tag}-b1"))
-    );
-    scenario!(
-        verifier,
-        results,
-        "bulk-delete-filter",
-        true,
-        "a bulk delete by filter, batch by batch, removes exactly the matching entries",
-        |scene| bulk_delete_filter(&mut scene, seed, &format!("{tag}-b2"))
-    );
-    scenario!(
-        verifier,
-        results,
-        "cancel-run",
-        true,
-        "cancelling a run removes its entries, and a second cancel is 404",
-        |scene| cancel_run(&mut scene, seed, &format!("{tag}-c1"))
-    );
-    scenario!(
-        verifier,
-        results,
-        "unauthorized-writes",
-        true,
-        "a write without valid credentials is 401 and changes nothing",
-        |scene| unauthorized_writes(&mut scene, seed, &format!("{tag}-u1"))
-    );
+    for op in &crate::Contract::courier().operations {
+        if !reads(&op.method) {
+            let name = unauthorized_scenario(&op.operation_id);
+            let tag = format!("{tag}-{name}");
+            let op = op.operation_id.as_str();
+            scenario!(run, name, |scene| unauthorized_write(
+                &mut scene, seed, &tag, op
+            ));
+        }
+    }
+}
+
+/// Deletes the fixture.
+pub(crate) async fn cleanup(run: &mut Run<'_>, fixture: Option<&Fixture>) {
+    scenario!(run, "cleanup", |scene| async {
+        match fixture {
+            Some(fixture) => {
+                let ids: Vec<String> = fixture.runs.iter().map(|r| r.dlq_id.clone()).collect();
+                cleanup_ids(&mut scene, &ids).await;
+            }
+            None => scene.fail("seed", "the fixture was not seeded: nothing to clean up"),
+        }
+    });
 }
