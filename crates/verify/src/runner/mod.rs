@@ -18,6 +18,7 @@ mod stats;
 mod write;
 
 pub use builder::VerifierBuilder;
+#[cfg(test)]
 pub(crate) use catalogue::chooses;
 pub use catalogue::{ScenarioInfo, catalogue};
 pub use seed::{AdminSeed, Seed, SeedFuture};
