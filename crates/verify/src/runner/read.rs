@@ -215,6 +215,9 @@ async fn get_listed(scene: &mut Scene<'_>, listing: &Walk, known: &Known) {
         .iter()
         .map(|(entry, _, _)| entry)
         .filter(|entry| !known.seeded || wanted.contains(&dlq_id(entry)))
+        // `.` and `..` are dot segments: every URL parser removes them from a path, so no
+        // client can ask for such an id, and their get would be another request.
+        .filter(|entry| !matches!(dlq_id(entry).as_str(), "." | ".."))
         .take(5)
         .collect();
     if chosen.is_empty() {
