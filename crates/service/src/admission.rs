@@ -171,51 +171,47 @@ impl BodyRead {
 }
 
 /// Reads the whole request body within the deadline (at most the limit, see [`BodyRead`])
-/// before the handler runs: a body not in by then is answered 408 and the connection closed;
-/// one over the limit is answered at once when its declared length says so, else as soon as
-/// the bytes read pass the limit (never read to its end), and the connection closed. Every
-/// handler reads its body whole anyway, so nothing streams that could not wait.
+/// before the handler runs: a body not in by then is answered 408 and the connection closed.
+/// One over the limit is answered at once when its declared length says so, else as soon as the
+/// bytes read pass the limit: never buffered to its end. Every handler reads its body whole
+/// anyway, so nothing streams that could not wait.
+///
+/// After such a 413 the rest of the body is read and thrown away ([`discard_the_rest`]), as far
+/// as the interfaces' own limit and the deadline go: a client that sends its whole body before
+/// it reads (most do) then gets the answer, where closing at once would reset the connection
+/// under it.
 pub async fn read_body_within(
     axum::extract::State(rule): axum::extract::State<BodyRead>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    use http_body_util::BodyExt as _;
     let BodyRead {
         deadline,
         limit,
         too_large,
     } = rule;
-    let refuse = || {
-        let mut response = too_large();
-        // The rest of the body is not read: the connection cannot carry another request.
-        response.headers_mut().insert(
-            axum::http::header::CONNECTION,
-            axum::http::HeaderValue::from_static("close"),
-        );
-        response
-    };
+    let until = tokio::time::Instant::now() + deadline;
     let declared = request
         .headers()
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        return refuse();
-    }
     let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(
-        deadline,
-        http_body_util::Limited::new(body, limit).collect(),
-    );
-    match read.await {
-        Ok(Ok(collected)) => {
-            let body = axum::body::Body::from(collected.to_bytes());
+    if declared.is_some_and(|length| length > limit as u64) {
+        discard_the_rest(body, 0, until);
+        return too_large();
+    }
+    match tokio::time::timeout_at(until, read_at_most(body, limit)).await {
+        Ok(Read::Whole(bytes)) => {
+            let body = axum::body::Body::from(bytes);
             next.run(axum::extract::Request::from_parts(parts, body))
                 .await
         }
-        Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => refuse(),
-        Ok(Err(error)) => courier_server::runtime::error(
+        Ok(Read::TooLarge { rest, read }) => {
+            discard_the_rest(rest, read, until);
+            too_large()
+        }
+        Ok(Read::Failed(error)) => courier_server::runtime::error(
             StatusCode::BAD_REQUEST,
             format!("the request body could not be read: {error}"),
         ),
@@ -236,4 +232,58 @@ pub async fn read_body_within(
             response
         }
     }
+}
+
+/// What [`read_at_most`] read.
+enum Read {
+    Whole(axum::body::Bytes),
+    /// Beyond the limit after `read` bytes; `rest` is the body still to come.
+    TooLarge {
+        rest: axum::body::Body,
+        read: usize,
+    },
+    Failed(axum::Error),
+}
+
+/// The body, read frame by frame until it ends or passes `limit`.
+async fn read_at_most(mut body: axum::body::Body, limit: usize) -> Read {
+    use http_body_util::BodyExt as _;
+    let mut bytes = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let data = match frame {
+            Ok(frame) => match frame.into_data() {
+                Ok(data) => data,
+                // Trailers: nothing to keep.
+                Err(_) => continue,
+            },
+            Err(error) => return Read::Failed(error),
+        };
+        if bytes.len() + data.len() > limit {
+            let read = bytes.len() + data.len();
+            return Read::TooLarge { rest: body, read };
+        }
+        bytes.extend_from_slice(&data);
+    }
+    Read::Whole(bytes.into())
+}
+
+/// Reads what is left of a refused body, `read` bytes in, and keeps none of it, until it ends,
+/// the interfaces' limit ([`courier_server::runtime::MAX_BODY_BYTES`]) is reached or `until`
+/// passes. Then the connection carries the next request, or, the body dropped unfinished, hyper
+/// closes it.
+fn discard_the_rest(mut body: axum::body::Body, read: usize, until: tokio::time::Instant) {
+    use http_body_util::BodyExt as _;
+    let mut left = courier_server::runtime::MAX_BODY_BYTES.saturating_sub(read);
+    if left == 0 {
+        return;
+    }
+    tokio::spawn(tokio::time::timeout_at(until, async move {
+        while let Some(Ok(frame)) = body.frame().await {
+            let size = frame.data_ref().map_or(0, |data| data.len());
+            if size >= left {
+                return;
+            }
+            left -= size;
+        }
+    }));
 }
