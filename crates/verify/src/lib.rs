@@ -67,8 +67,9 @@
 //! request got), requests can be paced ([`VerifierBuilder::max_requests_per_second`]), each
 //! answer is read up to a cap ([`VerifierBuilder::max_answer_bytes`]) within the request's
 //! timeout, which covers the body. Scenarios are chosen and left out by name
-//! ([`VerifierBuilder::scenarios`], [`VerifierBuilder::exclude`]); the two that change the
-//! service token (`rotation`) or spend the account's budget (`rate-limit`) run only when named.
+//! ([`VerifierBuilder::scenarios`], [`VerifierBuilder::exclude`]); those that change the
+//! service token (`rotation`), the account's limits for a moment (`retention`, `dlq-size`) or
+//! spend its budget (`rate-limit`) run only when named.
 //!
 //! The [`Report`] renders as a table ([`Report::to_table`]), JSON ([`Report::to_json`]) or
 //! JUnit XML for CI ([`Report::to_junit`]); a server's bytes never reach either raw.
@@ -94,7 +95,7 @@
 //! With the feature `axum`, `serve_router` serves the router of your
 //! `courier_server::MessagingApi` / `ManagementApi` implementation on an ephemeral port; pass
 //! your seeding hook and turn writing on. `examples/fake-service` in courier's repository is a
-//! complete in-memory fake verified this way, with 44 defects an implementer makes, each
+//! complete in-memory fake verified this way, with 46 defects an implementer makes, each
 //! caught by the scenario named for it.
 //!
 //! ```ignore
@@ -157,7 +158,8 @@ pub use report::{Failure, Outcome, Report, ScenarioResult};
 pub use runner::serve_router;
 #[cfg(feature = "runner")]
 pub use runner::{
-    AdminSeed, ConfigError, ScenarioInfo, Seed, SeedFuture, Verifier, VerifierBuilder, catalogue,
+    AdminSeed, ConfigError, DlqLimits, ScenarioInfo, Seed, SeedFuture, Verifier, VerifierBuilder,
+    catalogue,
 };
 pub use validate::{ContractError, Validator};
 pub use violation::{Place, Violation};

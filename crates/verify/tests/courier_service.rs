@@ -138,3 +138,58 @@ async fn all_digit_ids_raise_no_false_alarm() {
         Outcome::Passed
     );
 }
+
+/// The scenarios that run only when named hold against courier: a 429 met with its headers,
+/// the account's limits set and put back through the admin API, and the token rotated.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_scenarios_run_only_when_named_hold_against_courier() {
+    let service = TestService::start().await;
+    service
+        .patch_account(serde_json::json!({"max_requests_per_second": 20}))
+        .await;
+    let report = verifier(&service)
+        .admin_token(&service.admin_token)
+        .write(true)
+        .scenarios([
+            "rate-limit",
+            "retention",
+            "dlq-size",
+            "rotation",
+            "list-order",
+        ])
+        .build()
+        .unwrap()
+        .run()
+        .await;
+    assert!(report.passed(), "{}", report.to_table());
+    assert_eq!(
+        report.count(Outcome::Passed),
+        5,
+        "each named scenario ran and passed:\n{}",
+        report.to_table()
+    );
+}
+
+/// Under a per-second limit the verifier's burst meets 429s; it waits them out as the answers
+/// ask, and the rules that hold still pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_per_second_limit_is_waited_out_not_reported() {
+    let service = TestService::start().await;
+    service
+        .patch_account(serde_json::json!({"max_requests_per_second": 10}))
+        .await;
+    let report = verifier(&service)
+        .admin_token(&service.admin_token)
+        .write(true)
+        .scenarios(["filter-label*", "filter-and"])
+        .build()
+        .unwrap()
+        .run()
+        .await;
+    assert!(report.passed(), "{}", report.to_table());
+    assert!(
+        report.rate_limited > 0,
+        "the run met 429s and waited them out:\n{}",
+        report.to_table()
+    );
+}

@@ -92,11 +92,15 @@ pub enum Defect {
     ErrorBodyMessage,
     /// Listed entries call `workflowRunId` `runId`.
     RenameWorkflowRunId,
+    /// Entries older than the retention are still served.
+    RetentionIgnored,
+    /// Storing into a full DLQ keeps its oldest entry.
+    OldestNotEvicted,
 }
 
 impl Defect {
     /// Every defect, for the test that holds the verifier to catching each.
-    pub const ALL: [Defect; 44] = [
+    pub const ALL: [Defect; 46] = [
         Defect::IgnoreLabelFilter,
         Defect::LabelFirstValueOnly,
         Defect::LabelCommaNotSplit,
@@ -141,5 +145,7 @@ impl Defect {
         Defect::RotationKeepsOldToken,
         Defect::ErrorBodyMessage,
         Defect::RenameWorkflowRunId,
+        Defect::RetentionIgnored,
+        Defect::OldestNotEvicted,
     ];
 }

@@ -109,6 +109,9 @@ impl ManagementApi for Fake {
         _: (),
         request: GetSearchIndexRequest,
     ) -> GetSearchIndexResponse {
+        if self.partial {
+            return GetSearchIndexResponse::NotImplemented(error_body("indexes are not offered"));
+        }
         let index = self
             .state()
             .indexes
@@ -130,6 +133,11 @@ impl ManagementApi for Fake {
         _: (),
         request: GetSearchIndexStatsRequest,
     ) -> GetSearchIndexStatsResponse {
+        if self.partial {
+            return GetSearchIndexStatsResponse::NotImplemented(error_body(
+                "indexes are not offered",
+            ));
+        }
         if !self
             .state()
             .indexes

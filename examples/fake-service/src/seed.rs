@@ -1,9 +1,9 @@
 //! The fake's seeding hook: what `courier-verify` stores through it lands in the fake's state,
 //! as the admin API of `courier serve` stores it.
 
-use crate::Fake;
+use crate::{Defect, Fake};
 use courier_models::{FailedWorkflowRun, SearchIndex, UrlGroup};
-use courier_verify::{Seed, SeedFuture};
+use courier_verify::{DlqLimits, Seed, SeedFuture};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use time::OffsetDateTime;
@@ -26,11 +26,39 @@ impl Seed for FakeSeed {
                 state.runs.insert(entry.workflow_run_id.clone());
                 let mut stored = serde_json::to_value(&entry).unwrap_or(Value::Null);
                 stored["dlqId"] = json!(id);
+                let full = state.entries.len() as i64 >= state.max_dlq_size;
+                if full && !self.0.has(Defect::OldestNotEvicted) {
+                    let oldest = state
+                        .entries
+                        .iter()
+                        .min_by_key(|(id, e)| {
+                            (e["createdAt"].as_i64().unwrap_or_default(), (*id).clone())
+                        })
+                        .map(|(id, _)| id.clone());
+                    if let Some(oldest) = oldest {
+                        state.entries.remove(&oldest);
+                    }
+                }
                 state.entries.insert(id.clone(), stored);
                 id
             })
             .collect();
         Box::pin(async move { Ok(ids) })
+    }
+
+    fn set_dlq_limits(&self, limits: DlqLimits) -> SeedFuture<'_, Option<DlqLimits>> {
+        let mut state = self.0.state();
+        let before = DlqLimits {
+            max_dlq_size: Some(state.max_dlq_size),
+            max_dlq_retention_time_milis: Some(state.retention_ms),
+        };
+        if let Some(size) = limits.max_dlq_size {
+            state.max_dlq_size = size;
+        }
+        if let Some(retention) = limits.max_dlq_retention_time_milis {
+            state.retention_ms = retention;
+        }
+        Box::pin(async move { Ok(Some(before)) })
     }
 
     fn insert_search_index(&self, index: SearchIndex) -> SeedFuture<'_, bool> {

@@ -78,6 +78,8 @@ fn catcher(defect: Defect) -> &'static str {
         Defect::RotationKeepsOldToken => "rotation",
         Defect::ErrorBodyMessage => "not-found-get",
         Defect::RenameWorkflowRunId => "list-order",
+        Defect::RetentionIgnored => "retention",
+        Defect::OldestNotEvicted => "dlq-size",
     }
 }
 
@@ -95,8 +97,9 @@ async fn every_defect_is_caught_by_its_scenario() {
             .management_credentials(&fake.customer_id, &fake.management_key)
             .seed(Arc::new(FakeSeed(fake.clone())))
             .write(true);
-        if expected == "rotation" {
-            builder = builder.scenarios(["rotation"]);
+        if ["rotation", "retention", "dlq-size"].contains(&expected) {
+            // The scenarios that run only when named.
+            builder = builder.scenarios([expected]);
         }
         let report = builder.build().unwrap().run().await;
         let scenario = report.scenario(expected);
@@ -154,6 +157,54 @@ async fn a_report_names_the_request_masks_the_token_and_renders_for_ci() {
             .any(|s| s["name"] == "filter-label" && s["outcome"] == "failed")
     );
     assert!(report.to_table().contains("passed,") && report.to_table().contains("inconclusive"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_scenarios_run_only_when_named_hold_against_the_fake() {
+    let fake = Fake::new();
+    let base_url = serve_router(fake.router()).await.unwrap();
+    let report = Verifier::builder(base_url)
+        .service_token(fake.service_token())
+        .management_credentials(&fake.customer_id, &fake.management_key)
+        .seed(Arc::new(FakeSeed(fake.clone())))
+        .write(true)
+        .scenarios(["retention", "dlq-size", "rotation"])
+        .build()
+        .unwrap()
+        .run()
+        .await;
+    assert!(report.passed(), "{}", report.to_table());
+    assert_eq!(report.count(Outcome::Passed), 3, "{}", report.to_table());
+}
+
+/// A fake that answers 501 for URL groups and indexes gets an honest, green report: those
+/// scenarios are not implemented, every other one passes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_partial_fake_is_reported_not_implemented_and_passes() {
+    let report = verify(Fake::partial()).await;
+    assert!(report.passed(), "{}", report.to_table());
+    for name in [
+        "url-group-contents",
+        "not-found-url-group",
+        "index-contents",
+        "not-found-index",
+    ] {
+        assert_eq!(
+            report.scenario(name).map(|s| s.outcome),
+            Some(Outcome::NotImplemented),
+            "{name}: {}",
+            report.to_table()
+        );
+    }
+    assert_eq!(
+        report.count(Outcome::Failed) + report.count(Outcome::Inconclusive),
+        0
+    );
+    assert!(
+        report.summary().contains("not implemented"),
+        "{}",
+        report.summary()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

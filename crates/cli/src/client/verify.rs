@@ -31,8 +31,8 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub allow_inconclusive: bool,
     /// Run only these scenarios (repeat the flag; a name, or a prefix ending in `*` such as
-    /// `filter-*`). `rotation` and `rate-limit`, which change credentials or spend the
-    /// account's budget, run only when named here.
+    /// `filter-*`). `rotation`, `retention`, `dlq-size` and `rate-limit`, which change
+    /// credentials or the account's limits or spend its budget, run only when named here.
     #[arg(long = "scenario", value_name = "NAME")]
     pub scenarios: Vec<String>,
     /// Leave these scenarios out (repeat the flag; a name or a prefix ending in `*`).

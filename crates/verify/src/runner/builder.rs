@@ -117,9 +117,10 @@ impl VerifierBuilder {
         self
     }
 
-    /// Run only these scenarios (names, or patterns with one `*` such as `filter-*` or `filter-*-comma`). The
-    /// scenarios that change credentials or spend the account's budget (`rotation`,
-    /// `rate-limit`) run only when chosen here by their full name.
+    /// Run only these scenarios (names, or patterns with one `*` such as `filter-*` or
+    /// `filter-*-comma`). The scenarios that change credentials or the account's limits, or
+    /// spend its budget (`rotation`, `retention`, `dlq-size`, `rate-limit`), run only when
+    /// chosen here by their full name.
     pub fn scenarios<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.selected.extend(names.into_iter().map(Into::into));
         self

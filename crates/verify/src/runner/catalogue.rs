@@ -65,6 +65,11 @@ const FIXED: &[(&str, bool, bool, &str)] = &[
     ("cancel-run-unknown", true, false, "cancelling a run that is not known (or already cancelled) is 404 with the error body"),
     ("rotation", true, true, "CHANGES THE SERVICE TOKEN: rotating answers new credentials; the old token is refused at once and the new one works (the run goes on with the new one; `courier token rotate` gives another)"),
     ("rate-limit", false, true, "SPENDS THE ACCOUNT'S REQUEST BUDGET: requests sent as fast as possible (at most 300) meet a 429 with the error body, Retry-After and one set of rate-limit headers"),
+    ("retention", true, true, "CHANGES THE ACCOUNT'S DLQ RETENTION for a moment (to more than the age of every entry there, so none of them expires): an entry older than the retention is gone on every path, a newer one stays"),
+    ("dlq-size", true, true, "CHANGES THE ACCOUNT'S DLQ SIZE for a moment (to one more than the entries there): storing into a full DLQ evicts its oldest entry, which the scenario stores itself as the oldest of all"),
+    ("bad-request-bulk-count", true, false, "a bulk delete's `count` outside the spec's bounds is 400, with and without dlqIds, and deletes nothing"),
+    ("method-not-allowed", false, false, "a known path asked with a method it does not serve is 405 with `Allow` and the error body"),
+    ("unknown-path", false, false, "an unknown path is 404 with the error body"),
     ("cleanup", true, false, "a bulk delete by ids removes exactly the entries the run seeded"),
 ];
 
@@ -224,6 +229,8 @@ pub fn catalogue() -> Vec<ScenarioInfo> {
         "credentials-before-parameters",
         "query-token",
         "query-token-not-for-management",
+        "method-not-allowed",
+        "unknown-path",
     ] {
         all.push(fixed(name));
     }
@@ -260,8 +267,11 @@ pub fn catalogue() -> Vec<ScenarioInfo> {
         "bulk-delete-filter",
         "cancel-run",
         "cancel-run-unknown",
+        "bad-request-bulk-count",
         "cleanup",
         "rate-limit",
+        "retention",
+        "dlq-size",
         "rotation",
     ] {
         all.push(fixed(name));

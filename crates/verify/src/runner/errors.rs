@@ -3,10 +3,11 @@
 //! where the service token may travel.
 
 use super::catalogue::{reads, unauthorized_scenario};
-use super::http::Auth;
+use super::http::{Auth, Exchange};
 use super::listing::{LIST, Walk};
 use super::read::{absent_call, bad_count, bad_value_cap, expect, query_token, unauthorized};
-use super::{Run, scenario};
+use super::{Run, Scene, scenario};
+use serde_json::Value;
 
 /// (scenario, operation, query key, value, why) of a request that must be 400.
 #[rustfmt::skip]
@@ -103,5 +104,114 @@ pub(crate) async fn run(run: &mut Run<'_>, listing: &Walk) {
                 &op.operation_id
             ));
         }
+    }
+    scenario!(run, "method-not-allowed", |scene| method_not_allowed(
+        &mut scene
+    ));
+    scenario!(run, "unknown-path", |scene| unknown_path(&mut scene));
+}
+
+/// An answer outside the operations, as an exchange of `op` (whose path it asked), so that a
+/// failure names the request and what came.
+async fn outside(
+    scene: &mut Scene<'_>,
+    op: &str,
+    method: reqwest::Method,
+    url: reqwest::Url,
+) -> Option<Exchange> {
+    scene.requests += 1;
+    let contract = scene.op(op);
+    let authorization = scene.caller.authorization(contract, Auth::Valid);
+    match scene
+        .caller
+        .send(method, url, authorization.as_ref(), true)
+        .await
+    {
+        Ok(answer) => Some(Exchange {
+            op: contract,
+            status: answer.status,
+            json: serde_json::from_slice(&answer.body).ok(),
+            headers: answer.headers,
+            body: answer.body,
+            curl: answer.curl,
+            violations: Vec::new(),
+        }),
+        Err(unanswered) => {
+            scene.fail(&unanswered.curl, unanswered.message);
+            None
+        }
+    }
+}
+
+/// The error body every error answer carries.
+fn expect_error_body(scene: &mut Scene<'_>, answer: &Exchange) {
+    if !answer.at("/error").is_string() {
+        let body = Value::String(String::from_utf8_lossy(&answer.body).into_owned());
+        scene.violate(
+            answer,
+            "/error",
+            "required",
+            &body,
+            "an error answer's body is {\"error\": string}",
+        );
+    }
+}
+
+/// A path of the spec that does not serve GET, asked with GET: 405, `Allow`, the error body.
+async fn method_not_allowed(scene: &mut Scene<'_>) {
+    let contract = crate::Contract::courier();
+    let serves_get = |path: &str| {
+        contract
+            .operations
+            .iter()
+            .any(|op| op.path == path && reads(&op.method))
+    };
+    let Some(op) = contract.operations.iter().find(|op| !serves_get(&op.path)) else {
+        scene.inconclusive("every path of the spec serves GET");
+        return;
+    };
+    let (_, params, _) = absent_call(scene, &op.operation_id);
+    let url = scene.caller.url(op, &params, &[]);
+    let Some(answer) = outside(scene, &op.operation_id, reqwest::Method::GET, url).await else {
+        return;
+    };
+    if scene.expect_status(
+        &answer,
+        &[405],
+        &format!("for GET on {}, which serves {}", op.path, op.method),
+    ) {
+        let allow = answer
+            .headers
+            .get(http::header::ALLOW)
+            .and_then(|v| v.to_str().ok());
+        if !allow.is_some_and(|allow| allow.contains(op.method.as_str())) {
+            let allow = Value::String(allow.unwrap_or_default().to_owned());
+            scene.violate(
+                &answer,
+                "",
+                "allow",
+                &allow,
+                format!(
+                    "a 405 names the methods the path serves in `Allow`, {} among them",
+                    op.method
+                ),
+            );
+        }
+        expect_error_body(scene, &answer);
+    }
+}
+
+/// A path the spec does not have: 404 with the error body.
+async fn unknown_path(scene: &mut Scene<'_>) {
+    let op = scene.op(LIST);
+    let mut url = scene.caller.url(op, &[], &[]);
+    if let Ok(mut segments) = url.path_segments_mut() {
+        segments.pop().push("courier-verify-unknown-path");
+    }
+    let Some(answer) = outside(scene, LIST, reqwest::Method::GET, url).await else {
+        return;
+    };
+    if scene.expect_status(&answer, &[404], "for a path the spec does not have") {
+        expect_error_body(scene, &answer);
     }
 }

@@ -161,7 +161,7 @@ impl Caller {
     }
 
     /// The `Authorization` header of `op` for `auth`, if any, and whether it is a secret.
-    fn authorization(&self, op: &OperationContract, auth: Auth) -> Option<(String, bool)> {
+    pub fn authorization(&self, op: &OperationContract, auth: Auth) -> Option<(String, bool)> {
         let basic = |user: &str, key: &str| {
             let pair = format!("{user}:{key}");
             format!(

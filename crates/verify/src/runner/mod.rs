@@ -21,7 +21,7 @@ pub use builder::VerifierBuilder;
 #[cfg(test)]
 pub(crate) use catalogue::chooses;
 pub use catalogue::{ScenarioInfo, catalogue};
-pub use seed::{AdminSeed, Seed, SeedFuture};
+pub use seed::{AdminSeed, DlqLimits, Seed, SeedFuture};
 #[cfg(feature = "axum")]
 pub use serve::serve_router;
 
@@ -328,7 +328,7 @@ impl Verifier {
             write::run(&mut run, seed, &tag).await;
             write::cleanup(&mut run, fixture.as_ref()).await;
         }
-        opt_in::run(&mut run).await;
+        opt_in::run(&mut run, seed, &tag).await;
         Report {
             base_url: self.base_url.clone(),
             spec_version: self.caller.validator.contract().version.clone(),

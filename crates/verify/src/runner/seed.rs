@@ -11,6 +11,15 @@ use std::pin::Pin;
 /// The future a [`Seed`] method returns: boxed, so `Seed` can be a trait object.
 pub type SeedFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send + 'a>>;
 
+/// The account's DLQ limits a [`Seed`] may set: `None` leaves one as it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DlqLimits {
+    /// `max_dlq_size`: adding an entry to a full DLQ evicts its oldest.
+    pub max_dlq_size: Option<i64>,
+    /// `max_dlq_retention_time_milis`: an older entry is gone on every path.
+    pub max_dlq_retention_time_milis: Option<i64>,
+}
+
 /// A way to create data in the service under test.
 ///
 /// Only [`insert_dlq`](Seed::insert_dlq) is required. The others answer `Ok(false)` by
@@ -36,10 +45,18 @@ pub trait Seed: Send + Sync {
         let _ = group;
         Box::pin(async { Ok(false) })
     }
+
+    /// Sets the account's DLQ limits and answers both as they were before, so the run can put
+    /// them back; `Ok(None)` when the implementation offers no way to set them. Only the
+    /// `retention` and `dlq-size` scenarios call it, and only when named.
+    fn set_dlq_limits(&self, limits: DlqLimits) -> SeedFuture<'_, Option<DlqLimits>> {
+        let _ = limits;
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// Seeds through courier's admin API (`courier serve --admin-token`): `POST /admin/v1/dlq`,
-/// `PUT /admin/v1/search/{id}` and `PUT /admin/v1/topics/{name}`.
+/// `PUT /admin/v1/search/{id}`, `PUT /admin/v1/topics/{name}` and `PATCH /admin/v1/account`.
 pub struct AdminSeed {
     client: reqwest::Client,
     base_url: reqwest::Url,
@@ -126,6 +143,29 @@ impl Seed for AdminSeed {
             self.send(reqwest::Method::PUT, &["search", &id], &body)
                 .await?;
             Ok(true)
+        })
+    }
+
+    fn set_dlq_limits(&self, limits: DlqLimits) -> SeedFuture<'_, Option<DlqLimits>> {
+        Box::pin(async move {
+            let limits_of = |account: &Value| DlqLimits {
+                max_dlq_size: account["max_dlq_size"].as_i64(),
+                max_dlq_retention_time_milis: account["max_dlq_retention_time_milis"].as_i64(),
+            };
+            // An empty change answers the account as it is.
+            let before = self
+                .send(reqwest::Method::PATCH, &["account"], &serde_json::json!({}))
+                .await?;
+            let mut change = serde_json::Map::new();
+            if let Some(size) = limits.max_dlq_size {
+                change.insert("max_dlq_size".into(), size.into());
+            }
+            if let Some(retention) = limits.max_dlq_retention_time_milis {
+                change.insert("max_dlq_retention_time_milis".into(), retention.into());
+            }
+            self.send(reqwest::Method::PATCH, &["account"], &Value::Object(change))
+                .await?;
+            Ok(Some(limits_of(&before)))
         })
     }
 

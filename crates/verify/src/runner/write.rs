@@ -14,7 +14,7 @@ use super::{Run, Scene, scenario};
 use serde_json::{Value, json};
 
 /// Whether `id` is got (200) or gone (404), as `present` says.
-async fn expect_present(scene: &mut Scene<'_>, id: &str, present: bool, why: &str) {
+pub(crate) async fn expect_present(scene: &mut Scene<'_>, id: &str, present: bool, why: &str) {
     if let Some(got) = scene
         .call("getWorkflowDlq", &[("dlqId", id)], &[], Auth::Valid)
         .await
@@ -25,7 +25,7 @@ async fn expect_present(scene: &mut Scene<'_>, id: &str, present: bool, why: &st
 
 /// `ids` are gone: 404 each, and shown by no list, neither the whole list nor the list under
 /// `label` (a label they had).
-async fn expect_gone(scene: &mut Scene<'_>, ids: &[String], label: &str, why: &str) {
+pub(crate) async fn expect_gone(scene: &mut Scene<'_>, ids: &[String], label: &str, why: &str) {
     for id in ids {
         expect_present(scene, id, false, why).await;
     }
@@ -48,7 +48,7 @@ async fn expect_gone(scene: &mut Scene<'_>, ids: &[String], label: &str, why: &s
 }
 
 /// Deletes entries this run created, by id; they must all be deleted.
-async fn cleanup_ids(scene: &mut Scene<'_>, ids: &[String]) {
+pub(crate) async fn cleanup_ids(scene: &mut Scene<'_>, ids: &[String]) {
     if ids.is_empty() {
         return;
     }
@@ -333,6 +333,34 @@ async fn cancel_run_unknown(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
     }
 }
 
+/// A bulk delete's `count` beyond its bounds, beside ids and beside a filter that matches
+/// nothing (so a service that ignored the bound would still delete nothing): 400 each time.
+async fn bad_bulk_count(scene: &mut Scene<'_>, _: &dyn Seed, tag: &str) {
+    let count = scene
+        .op("deleteWorkflowDlqBulk")
+        .parameter("count")
+        .cloned();
+    let Some(count) = count else { return };
+    let bounds = [
+        count.minimum.map(|min| min - 1),
+        count.maximum.map(|max| max + 1),
+    ];
+    for value in bounds.into_iter().flatten() {
+        for beside in [
+            ("dlqIds", format!("{ABSENT}-{tag}")),
+            ("label", format!("{ABSENT}-{tag}")),
+        ] {
+            let query = vec![beside, ("count", value.to_string())];
+            if let Some(answer) = scene
+                .call("deleteWorkflowDlqBulk", &[], &query, Auth::Valid)
+                .await
+            {
+                scene.expect_status(&answer, &[400], "for a count outside the spec's bounds");
+            }
+        }
+    }
+}
+
 async fn list_shows_added(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
     let before = walk(scene, &[], 100, MAX_PAGES).await;
     let ids = seed_entries(scene, seed, tag, 1).await;
@@ -418,6 +446,7 @@ pub(crate) async fn run(run: &mut Run<'_>, seed: &dyn Seed, tag: &str) {
         "bulk-delete-filter" => bulk_delete_filter,
         "cancel-run" => cancel_run,
         "cancel-run-unknown" => cancel_run_unknown,
+        "bad-request-bulk-count" => bad_bulk_count,
     );
     for op in &crate::Contract::courier().operations {
         if !reads(&op.method) {
