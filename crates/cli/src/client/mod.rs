@@ -107,12 +107,15 @@ pub enum ClientCommand {
         command: resources::TokenCommand,
     },
     /// Verify a service against the spec: every answer against its schema, and the
-    /// interface's semantics (filters, cursor walks, order, 404 after delete, errors, series).
-    /// Exit 0 only when every scenario holds.
+    /// interface's rules, one per scenario (filters, pages, order, deletes seen in every list,
+    /// errors, credentials, series). Exit 0 when nothing failed and nothing was inconclusive
+    /// (unless --allow-inconclusive); 1 otherwise; 6 when nothing answered.
     #[command(after_help = "Examples:
   courier verify --base-url http://127.0.0.1:8080
   courier verify --format junit > verify.xml
-  courier verify --write --admin-token \"$COURIER_ADMIN_TOKEN\"")]
+  courier verify --write --admin-token \"$COURIER_ADMIN_TOKEN\"
+  courier verify --list-scenarios
+  courier verify --scenario 'filter-*' --exclude filter-and -o json")]
     Verify {
         #[command(flatten)]
         common: CommonArgs,
