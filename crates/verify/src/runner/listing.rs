@@ -5,6 +5,8 @@ use super::Scene;
 use super::http::{Auth, Exchange};
 use serde_json::Value;
 
+/// Why a scenario that needs entries has none to check.
+pub(crate) const NO_DATA: &str = "the DLQ is empty and writing is off: there is nothing to check this rule on (run with writing on, `--write`, to seed data)";
 pub(crate) const LIST: &str = "listWorkflowDlq";
 /// How many pages of 100 a full walk reads at most, so a large DLQ stays cheap to verify.
 pub(crate) const MAX_PAGES: usize = 20;
@@ -133,7 +135,7 @@ impl Known {
                 "seed",
                 format!("this scenario checks the fixture, which could not be seeded: {why}"),
             ),
-            None => scene.inconclusive(super::read::NO_DATA),
+            None => scene.inconclusive(NO_DATA),
         }
     }
 }

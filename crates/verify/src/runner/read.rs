@@ -17,9 +17,6 @@ pub(crate) const ABSENT: &str = "courier-verify-absent";
 /// What stands for a search index that does not exist.
 pub(crate) const ABSENT_INDEX: &str = "00000000-0000-4000-8000-000000000000";
 
-/// Why a scenario that needs entries has none to check.
-pub(crate) const NO_DATA: &str = "the DLQ is empty and writing is off: there is nothing to check this rule on (run with writing on, `--write`, to seed data)";
-
 /// Checks the walk's order by the spec's order fact.
 fn check_order(scene: &mut Scene<'_>, listing: &Walk) {
     let Some(order) = scene.op(LIST).order.clone() else {
