@@ -4,9 +4,6 @@ use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-pub const STYLESHEET_PATH: &str = "/console/assets/console.css";
-pub const SCRIPT_PATH: &str = "/console/assets/console.js";
-
 const STYLESHEET: &str = include_str!("assets/console.css");
 const SCRIPT: &str = include_str!("assets/console.js");
 

@@ -11,6 +11,7 @@
 
 use super::Console;
 use super::view;
+use super::viewer::{CSRF_FIELD, Viewer};
 use crate::signin::{Closed, CredentialKind, client_address, retry_after_seconds};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -25,34 +26,12 @@ use std::time::Duration;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "courier_console";
-/// The form field that carries a session's CSRF token.
-pub const CSRF_FIELD: &str = "csrf";
 /// How long a session lasts from login (the cookie's `Max-Age` too).
 pub(super) const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 60 * 60);
 /// Largest form body read (a login or an action form is a few hundred bytes). The service reads
 /// no more of a console request's body than this (`app::routers`), so a larger one is refused
 /// as it arrives, not after.
 pub(crate) const MAX_FORM_BYTES: usize = 16 * 1024;
-
-/// Who is looking at a page.
-#[derive(Clone, Debug)]
-pub enum Viewer {
-    /// Signed in with the login form.
-    Session { id: String, csrf: String },
-    /// Sent HTTP Basic management credentials with the request.
-    Basic,
-}
-
-impl Viewer {
-    /// The token forms must send back; Basic requests need none (a browser does not attach
-    /// Basic credentials to a cross-site POST that passes the origin check).
-    pub fn csrf(&self) -> Option<&str> {
-        match self {
-            Viewer::Session { csrf, .. } => Some(csrf),
-            Viewer::Basic => None,
-        }
-    }
-}
 
 /// Lets a request through with a [`Viewer`] extension, or answers: a browser without
 /// credentials is sent to the login page, wrong Basic credentials get 401, and a POST that

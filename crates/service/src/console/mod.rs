@@ -13,6 +13,7 @@ pub mod filters;
 mod pages;
 mod sessions;
 mod view;
+mod viewer;
 
 use crate::api::Service;
 use crate::signin::SignInGuard;
@@ -22,9 +23,10 @@ use axum::response::{Redirect, Response};
 use axum::routing::{get, post};
 use std::sync::Arc;
 
-pub use auth::{CSRF_FIELD, LoginForm, SESSION_COOKIE, read_login_form, safe_next};
+pub use auth::{LoginForm, SESSION_COOKIE, read_login_form, safe_next};
 pub(crate) use auth::{MAX_FORM_BYTES, form_too_large};
 pub use view::login as login_form_page;
+pub use viewer::CSRF_FIELD;
 
 /// What every console handler shares.
 pub struct Console {

@@ -2,7 +2,8 @@
 //! restart signs everyone out), in the store when several processes share it (a sign-in through
 //! one holds on all). Nothing secret is derived from the cookie.
 
-use super::auth::{SESSION_LIFETIME, Viewer};
+use super::auth::SESSION_LIFETIME;
+use super::viewer::Viewer;
 use crate::account::random_secret;
 use courier_server::auth::constant_time_eq;
 use std::collections::HashMap;

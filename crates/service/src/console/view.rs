@@ -1,7 +1,6 @@
 //! The console's page frame and the small renderings every page shares: times, headers, bodies.
 
-use super::assets;
-use super::auth::{CSRF_FIELD, Viewer};
+use super::viewer::{self, CSRF_FIELD, Viewer};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
@@ -34,8 +33,8 @@ fn head(title: &str) -> Markup {
             meta name="color-scheme" content="light dark";
             title { (title) " · courier console" }
             link rel="icon" href="data:,";
-            link rel="stylesheet" href=(assets::STYLESHEET_PATH);
-            script src=(assets::SCRIPT_PATH) defer {}
+            link rel="stylesheet" href=(viewer::STYLESHEET_PATH);
+            script src=(viewer::SCRIPT_PATH) defer {}
         }
     }
 }

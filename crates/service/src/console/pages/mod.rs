@@ -7,10 +7,10 @@
 //! share (forms, error pages, counting).
 
 use super::Console;
-use super::auth::Viewer;
 use super::chart::{self, Series};
 use super::filters::form_query;
 use super::view::{self, Section, encode_component, moment};
+use super::viewer::Viewer;
 use crate::store::{Store, StoreError};
 use crate::time::now_ms;
 use axum::Extension;
