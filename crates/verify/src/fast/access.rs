@@ -2,7 +2,7 @@
 //! member's name is read on its way to the typed key to find the member's place and mark it
 //! seen, so required members can be counted when the object ends.
 
-use super::walk::{CheckedSeed, Ctx};
+use super::ctx::{CheckedSeed, Ctx};
 use super::{ANY, NodeId, Rules};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;

@@ -17,6 +17,7 @@
 //! refuse a repeated field anyway).
 
 pub(crate) mod access;
+mod ctx;
 mod members;
 mod numbers;
 mod parsed;
@@ -184,7 +185,7 @@ impl Plan {
     /// The types of which every value passes node `id` (see [`Plan::free`]).
     fn free_types_of(&self, mut id: NodeId) -> u8 {
         let mut null_ok = 0;
-        // As `walk::Ctx::rules` follows them: a cycle of aliases is left to the full validator.
+        // As `ctx::Ctx::rules` follows them: a cycle of aliases is left to the full validator.
         for _ in 0..64 {
             match self.node(id) {
                 Node::Any => return types::ALL,
@@ -416,11 +417,11 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(
     id: NodeId,
     body: &[u8],
 ) -> (Result<T, serde_json::Error>, bool) {
-    let walk = walk::Walk {
+    let walk = ctx::Walk {
         plan,
         found: std::cell::Cell::new(false),
     };
-    let cx = walk::Ctx(&walk);
+    let cx = ctx::Ctx(&walk);
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = T::deserialize(cx.at(&mut de, id)).and_then(|value| de.end().map(|()| value));
     (value, walk.found.get())

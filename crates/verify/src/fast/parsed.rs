@@ -4,7 +4,7 @@
 //! every value is still parsed, through `deserialize_any`, never skipped.
 
 use super::ANY;
-use super::walk::{CheckedSeed, Ctx};
+use super::ctx::{CheckedSeed, Ctx};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 

@@ -1,13 +1,20 @@
-//! The proxies a checked place hands on: the deserializer of a place whose rules are looked up
-//! (what serde_json passes through `visit_some` or `visit_newtype_struct`, and what
-//! `walk::Checked` hands each method on to), and the visitor of an enum read as any value.
+//! The proxies of a place whose rules are looked up: its deserializer ([`Place`], what serde_json
+//! passes through `visit_some` or `visit_newtype_struct`, and what `ctx::Checked` hands each
+//! method on to), the visitor that checks every value there against them ([`Check`]), and the
+//! visitor of an enum read as any value. Deserializer and visitor hand each other on, so they
+//! live together.
 
+use super::ANY;
 use super::Rules;
-use super::access::CheckedMap;
+use super::access::{CheckedMap, CheckedSeq};
+use super::ctx::Ctx;
+use super::numbers::{compare, is_integer};
+use super::parsed::{ParsedMap, ParsedSeq};
 use super::types;
-use super::walk::{Check, Ctx};
 use serde::de::value::{BorrowedStrDeserializer, MapAccessDeserializer, StrDeserializer};
 use serde::de::{self, Deserializer, IntoDeserializer as _, Visitor};
+use serde_json::{Number, Value};
+use std::cmp::Ordering;
 use std::fmt;
 
 /// A deserializer at a place whose rules are already looked up: `Check` seen through
@@ -191,5 +198,261 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumCheck<'_, V> {
     #[inline]
     fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         self.0.visit_seq(seq)
+    }
+}
+
+/// The visitor of the typed value, behind the checks of its place.
+pub(crate) struct Check<'p, V> {
+    pub visitor: V,
+    pub null_ok: bool,
+    pub rules: &'p Rules,
+    pub cx: Ctx<'p>,
+}
+
+impl<'p, V> Check<'p, V> {
+    fn is(&self, bit: u8) -> bool {
+        self.rules.types & bit != 0
+    }
+
+    fn check_null(&self) {
+        let ok = self.null_ok || (self.is(types::NULL) && self.allowed(&Value::Null));
+        self.cx.check(ok);
+    }
+
+    fn check_bool(&self, value: bool) {
+        self.cx
+            .check(self.is(types::BOOLEAN) && self.allowed(&Value::Bool(value)));
+    }
+
+    fn check_number(&self, number: Number) {
+        let rules = self.rules;
+        let typed = self.is(types::NUMBER) || (self.is(types::INTEGER) && is_integer(&number));
+        let bounded = rules
+            .minimum
+            .as_ref()
+            .is_none_or(|limit| compare(&number, limit) != Some(Ordering::Less))
+            && rules
+                .maximum
+                .as_ref()
+                .is_none_or(|limit| compare(&number, limit) != Some(Ordering::Greater))
+            && rules
+                .exclusive_minimum
+                .as_ref()
+                .is_none_or(|limit| compare(&number, limit) == Some(Ordering::Greater))
+            && rules
+                .exclusive_maximum
+                .as_ref()
+                .is_none_or(|limit| compare(&number, limit) == Some(Ordering::Less));
+        let listed = rules.allowed.as_ref().is_none_or(|allowed| {
+            allowed.iter().any(|value| match value {
+                Value::Number(other) => compare(&number, other) == Some(Ordering::Equal),
+                _ => false,
+            })
+        });
+        self.cx.check(typed && bounded && listed);
+    }
+
+    pub fn check_str(&self, text: &str) {
+        let rules = self.rules;
+        if !self.is(types::STRING) {
+            return self.cx.flag();
+        }
+        if let Some(allowed) = &rules.allowed
+            && !allowed.iter().any(|value| value.as_str() == Some(text))
+        {
+            return self.cx.flag();
+        }
+        if rules.min_length.is_some() || rules.max_length.is_some() {
+            let length = text.chars().count() as u64;
+            if rules.min_length.is_some_and(|min| length < min)
+                || rules.max_length.is_some_and(|max| length > max)
+            {
+                return self.cx.flag();
+            }
+        }
+        if let Some(keywords) = &rules.string_keywords {
+            self.cx
+                .check(keywords.is_valid(&Value::String(text.to_owned())));
+        }
+    }
+
+    fn check_bytes(&self, bytes: &[u8]) {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.check_str(text),
+            Err(_) => self.cx.flag(),
+        }
+    }
+
+    fn allowed(&self, value: &Value) -> bool {
+        self.rules
+            .allowed
+            .as_ref()
+            .is_none_or(|allowed| allowed.contains(value))
+    }
+
+    /// The type and enum checks of an array or object; their members are checked on the way.
+    pub fn check_container(&self, bit: u8) {
+        // An enum of arrays or objects is not compared here.
+        self.cx.check(self.is(bit) && self.rules.allowed.is_none());
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.visitor.expecting(f)
+    }
+
+    #[inline]
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
+        self.check_bool(v);
+        self.visitor.visit_bool(v)
+    }
+
+    #[inline]
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        if self.rules.free & types::INTEGER == 0 {
+            self.check_number(Number::from(v));
+        }
+        self.visitor.visit_i64(v)
+    }
+
+    #[inline]
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        if self.rules.free & types::INTEGER == 0 {
+            self.check_number(Number::from(v));
+        }
+        self.visitor.visit_u64(v)
+    }
+
+    #[inline]
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
+        // serde_json reads numbers as i64, u64 or f64; a wider one is left to the full validator.
+        self.cx.flag();
+        self.visitor.visit_i128(v)
+    }
+
+    #[inline]
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
+        self.cx.flag();
+        self.visitor.visit_u128(v)
+    }
+
+    #[inline]
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        match Number::from_f64(v) {
+            Some(number) => self.check_number(number),
+            None => self.cx.flag(),
+        }
+        self.visitor.visit_f64(v)
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        self.check_str(v);
+        self.visitor.visit_str(v)
+    }
+
+    #[inline]
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        self.check_str(v);
+        self.visitor.visit_borrowed_str(v)
+    }
+
+    #[inline]
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.check_str(&v);
+        self.visitor.visit_string(v)
+    }
+
+    #[inline]
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
+        self.check_bytes(v);
+        self.visitor.visit_bytes(v)
+    }
+
+    #[inline]
+    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
+        self.check_bytes(v);
+        self.visitor.visit_borrowed_bytes(v)
+    }
+
+    #[inline]
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<V::Value, E> {
+        self.check_bytes(&v);
+        self.visitor.visit_byte_buf(v)
+    }
+
+    #[inline]
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.check_null();
+        self.visitor.visit_none()
+    }
+
+    #[inline]
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.check_null();
+        self.visitor.visit_unit()
+    }
+
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        // serde_json calls this for any value but `null`: the same place, checked as it is read.
+        let (null_ok, rules, cx) = (self.null_ok, self.rules, self.cx);
+        self.visitor.visit_some(Place {
+            de,
+            null_ok,
+            rules,
+            cx,
+        })
+    }
+
+    #[inline]
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        let (null_ok, rules, cx) = (self.null_ok, self.rules, self.cx);
+        self.visitor.visit_newtype_struct(Place {
+            de,
+            null_ok,
+            rules,
+            cx,
+        })
+    }
+
+    #[inline]
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.check_container(types::ARRAY);
+        let rules = self.rules;
+        if rules.items == ANY && rules.min_items.is_none() && rules.max_items.is_none() {
+            return self.visitor.visit_seq(ParsedSeq { seq, cx: self.cx });
+        }
+        let mut checked = CheckedSeq::new(seq, rules.items, self.cx);
+        let value = self.visitor.visit_seq(&mut checked)?;
+        let count = checked.count();
+        self.cx.check(
+            rules.min_items.is_none_or(|min| count >= min)
+                && rules.max_items.is_none_or(|max| count <= max),
+        );
+        Ok(value)
+    }
+
+    #[inline]
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.check_container(types::OBJECT);
+        let rules = self.rules;
+        if rules.members_free() {
+            return self.visitor.visit_map(ParsedMap { map, cx: self.cx });
+        }
+        let mut checked = CheckedMap::new(map, rules, self.cx);
+        let value = self.visitor.visit_map(&mut checked)?;
+        self.cx.check(checked.all_required_seen());
+        Ok(value)
+    }
+
+    #[inline]
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        // serde_json calls this only from `deserialize_enum`, which the proxy reads as any value.
+        self.cx.flag();
+        self.visitor.visit_enum(data)
     }
 }
