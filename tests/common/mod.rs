@@ -6,7 +6,7 @@ use courier_service::testing::TestService;
 use serde_json::{Value, json};
 
 /// A search index in the admin API's input shape (`PUT /admin/v1/search/{id}`) for `customer_id`.
-pub fn search_index_json(customer_id: &str) -> Value {
+pub(crate) fn search_index_json(customer_id: &str) -> Value {
     json!({
         "customer_id": customer_id, "name": "products", "endpoint": "https://idx.example",
         "type": "payg", "region": "eu-west-1", "hosting_email": "", "token": "rw", "read_only_token": "ro",
@@ -18,7 +18,7 @@ pub fn search_index_json(customer_id: &str) -> Value {
 }
 
 /// The account statistics (`GET /v2/svc/stats`) as JSON, read with the management credentials.
-pub async fn account_stats(service: &TestService) -> Value {
+pub(crate) async fn account_stats(service: &TestService) -> Value {
     reqwest::Client::new()
         .get(format!("{}/v2/svc/stats", service.base_url()))
         .basic_auth(&service.customer_id, Some(&service.management_key))
@@ -32,7 +32,7 @@ pub async fn account_stats(service: &TestService) -> Value {
 
 /// The sum of the `y` values of the series `id` of the statistics' `group`
 /// (`daily_workflow_messages`, ...).
-pub fn series_sum(stats: &Value, group: &str, id: &str) -> f64 {
+pub(crate) fn series_sum(stats: &Value, group: &str, id: &str) -> f64 {
     stats[group]
         .as_array()
         .expect("series")
@@ -48,7 +48,7 @@ pub fn series_sum(stats: &Value, group: &str, id: &str) -> f64 {
 
 /// A failed run of `run_id` in the admin API's input shape (`POST /admin/v1/dlq`), the service
 /// choosing its `dlqId`.
-pub fn admin_entry(run_id: &str, created_at: i64, label: &str) -> Value {
+pub(crate) fn admin_entry(run_id: &str, created_at: i64, label: &str) -> Value {
     json!({
         "url": "https://a.example/wf/step-1",
         "method": "POST",
@@ -65,7 +65,7 @@ pub fn admin_entry(run_id: &str, created_at: i64, label: &str) -> Value {
 
 /// `(status, JSON body or null)` of a request with the service token as bearer, on `client` (a
 /// property test reuses one, and its connections).
-pub async fn call_with_token(
+pub(crate) async fn call_with_token(
     client: &reqwest::Client,
     base_url: &str,
     token: &str,
@@ -89,12 +89,12 @@ pub async fn call_with_token(
 }
 
 /// The message of an `{"error": ...}` body; empty when the body has none.
-pub fn error_of(body: &Value) -> &str {
+pub(crate) fn error_of(body: &Value) -> &str {
     body["error"].as_str().unwrap_or_default()
 }
 
 /// The answer of a client call that must succeed; `what` names the call if it fails.
-pub async fn ok<T>(
+pub(crate) async fn ok<T>(
     what: &str,
     sent: impl Future<Output = Result<courier_client::ResponseValue<T>, courier_client::CourierError>>,
 ) -> T {
@@ -102,7 +102,7 @@ pub async fn ok<T>(
 }
 
 /// The error of a client call that must fail; `what` names the call if it succeeds.
-pub async fn fails<T: std::fmt::Debug>(
+pub(crate) async fn fails<T: std::fmt::Debug>(
     what: &str,
     sent: impl Future<Output = Result<T, courier_client::CourierError>>,
 ) -> courier_client::CourierError {

@@ -18,7 +18,7 @@ const OPENAPI_ONLY_KEYWORDS: [&str; 4] = ["discriminator", "xml", "externalDocs"
 
 /// The contract as pretty JSON (keys sorted, operations in the document's order), ending in a
 /// newline.
-pub fn generate(spec: &Spec) -> Result<String, CodegenError> {
+pub(crate) fn generate(spec: &Spec) -> Result<String, CodegenError> {
     let doc = spec.openapi();
     let mut operations = Vec::new();
     for op in spec.doc.operations() {

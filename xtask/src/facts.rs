@@ -277,7 +277,7 @@ fn option(value: Option<&str>) -> TokenStream {
 }
 
 /// `crates/models/src/facts.rs`: the groups and the operation table.
-pub fn models(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
+pub(crate) fn models(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
     let operations = operations(spec, models)?;
     let mut items = Vec::new();
     for (name, params) in groups(&operations)? {
@@ -290,7 +290,7 @@ pub fn models(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenE
 
 /// For the generated client of one interface: `.{group}(&Group)` on every request builder whose
 /// operation takes the group, setting each member through the builder's own setter.
-pub fn client_group_setters(
+pub(crate) fn client_group_setters(
     spec: &Spec,
     models: &[ModelType],
     tag: &str,
@@ -352,7 +352,7 @@ pub fn client_group_setters(
 
 /// The builder method and request field of a group: `DlqFilter` → `filter` (the part after
 /// its subject), so call sites read `.filter(&f)` and `request.filter`.
-pub fn setter_name(group: &str) -> String {
+pub(crate) fn setter_name(group: &str) -> String {
     let snake = group.to_snake_case();
     match snake.rsplit_once('_') {
         Some((_, last)) => last.to_owned(),

@@ -10,7 +10,7 @@ use typify::TypeDetails;
 /// Derive added to every model type behind the crate's `schemars` feature.
 const SCHEMARS_ATTR: &str = "#[cfg_attr(feature = \"schemars\", derive(::schemars::JsonSchema))]";
 
-pub struct Models {
+pub(crate) struct Models {
     pub tokens: TokenStream,
     /// The Rust name of every generated type (typify's sanitised Pascal case of the component
     /// name, e.g. `WorkflowDLQMessage` → `WorkflowDlqMessage`), with the traits it implements.
@@ -18,7 +18,7 @@ pub struct Models {
 }
 
 #[derive(Debug, Clone)]
-pub struct ModelType {
+pub(crate) struct ModelType {
     pub name: String,
     pub is_string_enum: bool,
     pub has_default: bool,
@@ -42,7 +42,7 @@ fn settings(spec: &Spec) -> GenerationSettings {
 
 /// Components marked `x-courier-rust-type: String`: constrained in the spec (for validators and
 /// readers) but a plain `String` in Rust, by their typify name.
-pub fn plain_string_components(spec: &Spec) -> Vec<String> {
+pub(crate) fn plain_string_components(spec: &Spec) -> Vec<String> {
     component_names(spec, extensions::is_plain_string)
 }
 
@@ -80,7 +80,7 @@ fn types_only(spec: &Spec) -> openapiv3::OpenAPI {
     openapi
 }
 
-pub fn generate(spec: &Spec) -> Result<Models, CodegenError> {
+pub(crate) fn generate(spec: &Spec) -> Result<Models, CodegenError> {
     let openapi = types_only(spec);
     // First pass: learn typify's names, which the patches below are keyed by.
     let mut first = Generator::new(&settings(spec));

@@ -31,12 +31,12 @@ pub(crate) enum ParamKind {
 
 impl ParamKind {
     /// Whether the parameter takes several values (repeated keys, the comma form).
-    pub fn is_multi_valued(&self) -> bool {
+    pub(crate) fn is_multi_valued(&self) -> bool {
         matches!(self, ParamKind::Strings | ParamKind::Enums { .. })
     }
 
     /// The accepted values of an enum parameter; empty for any other.
-    pub fn values(&self) -> &[String] {
+    pub(crate) fn values(&self) -> &[String] {
         match self {
             ParamKind::Enum { values, .. } | ParamKind::Enums { values, .. } => values,
             _ => &[],
@@ -93,7 +93,7 @@ pub(crate) struct Operation {
 
 impl Operation {
     /// The parameter groups of this operation, in the order their first parameter appears.
-    pub fn groups(&self) -> Vec<&str> {
+    pub(crate) fn groups(&self) -> Vec<&str> {
         let mut groups: Vec<&str> = Vec::new();
         for group in self.params.iter().filter_map(|p| p.group.as_deref()) {
             if !groups.contains(&group) {

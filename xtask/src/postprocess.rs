@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 /// `x-enum-varnames` of every component schema that has one: typify name → (wire value →
 /// variant name). typify 0.8 derives variant names from the values alone (`1d` → `X1d`, the
 /// empty string → `X`) and has no setting to override them.
-pub fn enum_variant_names(
+pub(crate) fn enum_variant_names(
     spec: &Spec,
 ) -> Result<BTreeMap<String, BTreeMap<String, String>>, CodegenError> {
     let mut renames = BTreeMap::new();
@@ -96,7 +96,7 @@ fn is_type_named(ty: &syn::Type, name: &str) -> bool {
 /// Renames the variants of the enums in `renames` in typify's output: the enum itself and every
 /// `impl ... for Enum` (Display, FromStr, Default), where each old variant name can only mean
 /// that enum's variant.
-pub fn rename_enum_variants(
+pub(crate) fn rename_enum_variants(
     tokens: TokenStream,
     renames: &BTreeMap<String, BTreeMap<String, String>>,
 ) -> Result<TokenStream, CodegenError> {
@@ -147,7 +147,9 @@ pub fn rename_enum_variants(
 /// In every request builder of a progenitor client, the generated `send()` becomes
 /// `send_raw()` (progenitor's own error type, for callers who want the raw response) and a new
 /// `send()` returns the same value with `crate::CourierError`, so users meet one error type.
-pub fn client_send_returns_courier_error(tokens: TokenStream) -> Result<TokenStream, CodegenError> {
+pub(crate) fn client_send_returns_courier_error(
+    tokens: TokenStream,
+) -> Result<TokenStream, CodegenError> {
     let mut file: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError::Generator(format!("client does not parse: {e}")))?;
     let mut rewritten = 0;
@@ -190,7 +192,9 @@ pub fn client_send_returns_courier_error(tokens: TokenStream) -> Result<TokenStr
 /// `client.decode_response(response, &info)`: progenitor decodes after its hooks, so a hook
 /// that validated the body would parse it a second time. courier-client's own decoder
 /// (`crates/client/src/hooks.rs`) decodes once, validating on the way when asked to.
-pub fn client_decodes_through_hooks(tokens: TokenStream) -> Result<TokenStream, CodegenError> {
+pub(crate) fn client_decodes_through_hooks(
+    tokens: TokenStream,
+) -> Result<TokenStream, CodegenError> {
     let mut rewritten = 0;
     let tokens = decode_through_hooks(tokens, &mut rewritten);
     if rewritten == 0 {
@@ -246,7 +250,7 @@ fn decode_through_hooks(tokens: TokenStream, rewritten: &mut usize) -> TokenStre
 /// (`.label("billing")`) does not compile. Each such setter of the `builder` module is rewritten
 /// to take `V: crate::values::IntoValues<T>` (one value, an array, a `Vec`, a slice), which never
 /// fails; the field keeps progenitor's `Result<Option<Vec<T>>, String>`.
-pub fn multi_value_setters_take_one_or_many(
+pub(crate) fn multi_value_setters_take_one_or_many(
     tokens: TokenStream,
 ) -> Result<TokenStream, CodegenError> {
     let mut file: syn::File = syn::parse2(tokens)

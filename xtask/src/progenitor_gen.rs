@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use progenitor::{GenerationSettings, Generator, HooksMode, InterfaceStyle, TagStyle, TypeImpl};
 
 /// One of the two interfaces: its tag in the spec and where its client goes.
-pub struct Interface {
+pub(crate) struct Interface {
     pub tag: &'static str,
     pub client_path: &'static str,
     pub client_title: &'static str,
@@ -16,7 +16,7 @@ pub struct Interface {
     inner_type: &'static str,
 }
 
-pub const INTERFACES: [Interface; 2] = [
+pub(crate) const INTERFACES: [Interface; 2] = [
     Interface {
         tag: "messaging",
         client_path: "crates/client/src/generated/messaging.rs",
@@ -84,7 +84,7 @@ fn operations_of(spec: &Spec, tag: &str) -> openapiv3::OpenAPI {
     openapi
 }
 
-pub fn client(
+pub(crate) fn client(
     spec: &Spec,
     interface: &Interface,
     models: &[ModelType],

@@ -4,7 +4,7 @@ use crate::{CodegenError, REGENERATE, SPEC_PATH, Spec};
 use proc_macro2::TokenStream;
 
 /// Pretty-prints `tokens` and prefixes the header every generated file carries.
-pub fn file(spec: &Spec, title: &str, tokens: TokenStream) -> Result<String, CodegenError> {
+pub(crate) fn file(spec: &Spec, title: &str, tokens: TokenStream) -> Result<String, CodegenError> {
     let syntax = syn::parse_file(&tokens.to_string()).map_err(|e| {
         CodegenError::Generator(format!("{title}: generated code does not parse: {e}"))
     })?;

@@ -49,7 +49,7 @@ fn type_names(op: &Operation) -> (proc_macro2::Ident, proc_macro2::Ident) {
     )
 }
 
-pub fn generate(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
+pub(crate) fn generate(spec: &Spec, models: &[ModelType]) -> Result<TokenStream, CodegenError> {
     let operations = operations(spec, models)?;
     let (group_parsers, shared) = request::group_parsers(&operations);
     let mut items = vec![group_parsers];

@@ -8,20 +8,20 @@ use serde_json::Value;
 use std::path::Path;
 
 /// The spec of this repository, as text.
-pub fn spec_text() -> String {
+pub(crate) fn spec_text() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     std::fs::read_to_string(root.join(xtask::SPEC_PATH)).unwrap()
 }
 
 /// A corpus entry of `xtask/tests/spec-diff/` by file stem.
-pub fn corpus_entry(name: &str) -> Value {
+pub(crate) fn corpus_entry(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/spec-diff/{name}.yaml"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }
 
 /// The spec with the edits of `entries` applied in order, as JSON text.
-pub fn edited_spec(entries: &[&Value]) -> String {
+pub(crate) fn edited_spec(entries: &[&Value]) -> String {
     let spec = courier_spec::Spec::parse(&spec_text()).unwrap();
     let mut doc = serde_json::to_value(spec.openapi()).unwrap();
     for entry in entries {

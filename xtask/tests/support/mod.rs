@@ -4,7 +4,7 @@ use std::process::Command;
 
 /// Runs `command`, asserts that it succeeds (naming it and quoting its stderr when not), and
 /// returns its stdout.
-pub fn run(command: &mut Command) -> String {
+pub(crate) fn run(command: &mut Command) -> String {
     let output = command
         .output()
         .unwrap_or_else(|e| panic!("{command:?}: {e}"));

@@ -16,7 +16,7 @@ pub(crate) struct CheckedSeq<'p, A> {
 }
 
 impl<'p, A> CheckedSeq<'p, A> {
-    pub fn new(seq: A, items: NodeId, cx: Ctx<'p>) -> Self {
+    pub(crate) fn new(seq: A, items: NodeId, cx: Ctx<'p>) -> Self {
         CheckedSeq {
             seq,
             items,
@@ -26,7 +26,7 @@ impl<'p, A> CheckedSeq<'p, A> {
     }
 
     /// How many elements the typed visitor took.
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.count
     }
 }
@@ -88,7 +88,7 @@ pub(crate) struct CheckedMap<'p, A> {
 }
 
 impl<'p, A> CheckedMap<'p, A> {
-    pub fn new(map: A, rules: &'p Rules, cx: Ctx<'p>) -> Self {
+    pub(crate) fn new(map: A, rules: &'p Rules, cx: Ctx<'p>) -> Self {
         CheckedMap {
             map,
             rules,
@@ -102,7 +102,7 @@ impl<'p, A> CheckedMap<'p, A> {
     }
 
     /// Whether every required member was among those the typed visitor took.
-    pub fn all_required_seen(&self) -> bool {
+    pub(crate) fn all_required_seen(&self) -> bool {
         self.slot.seen & self.rules.required == self.rules.required
     }
 }

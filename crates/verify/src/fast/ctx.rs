@@ -19,18 +19,18 @@ pub(crate) struct Ctx<'p>(pub &'p Walk<'p>);
 impl<'p> Ctx<'p> {
     /// Whether a finding was made.
     #[inline]
-    pub fn found(&self) -> bool {
+    pub(crate) fn found(&self) -> bool {
         self.0.found.get()
     }
 
     #[inline]
-    pub fn flag(&self) {
+    pub(crate) fn flag(&self) {
         self.0.found.set(true);
     }
 
     /// Notes a finding unless `ok`.
     #[inline]
-    pub fn check(&self, ok: bool) {
+    pub(crate) fn check(&self, ok: bool) {
         if !ok {
             self.flag();
         }
@@ -39,7 +39,7 @@ impl<'p> Ctx<'p> {
     /// The rules of a node, and whether `null` passes regardless; `None` when nothing is left
     /// to check there (a node every value passes, or a finding already made).
     #[inline]
-    pub fn rules(&self, mut id: NodeId) -> Option<(bool, &'p Rules)> {
+    pub(crate) fn rules(&self, mut id: NodeId) -> Option<(bool, &'p Rules)> {
         let mut null_ok = false;
         // Alias chains are short; a cycle of them (a schema that is only a reference to
         // itself) is left to the full validator.
@@ -64,7 +64,7 @@ impl<'p> Ctx<'p> {
 
     /// The walk of one value's place.
     #[inline]
-    pub fn at<D>(self, de: D, id: NodeId) -> Checked<'p, D> {
+    pub(crate) fn at<D>(self, de: D, id: NodeId) -> Checked<'p, D> {
         Checked { de, id, cx: self }
     }
 }

@@ -17,7 +17,7 @@ impl Rules {
     // Always: called from one place, once per member read, and too long for the inliner's
     // estimate, where a call costs as much as the guess itself.
     #[inline(always)]
-    pub fn member_after(&self, after: usize, name: &str) -> Option<(usize, &Member)> {
+    pub(crate) fn member_after(&self, after: usize, name: &str) -> Option<(usize, &Member)> {
         if self.members.is_empty() {
             return None;
         }
@@ -66,7 +66,7 @@ impl Rules {
 
     /// The member of that name and its index, by hash.
     #[inline(never)]
-    pub fn member(&self, name: &str) -> Option<(usize, &Member)> {
+    pub(crate) fn member(&self, name: &str) -> Option<(usize, &Member)> {
         // A hash of a few bytes and, nearly always, one comparison, where a binary search
         // made several.
         let mask = self.slots.len().checked_sub(1)?;

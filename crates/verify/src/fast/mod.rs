@@ -40,15 +40,15 @@ const DEFER: NodeId = 2;
 
 /// The JSON types a `type` keyword admits, as bits.
 pub(crate) mod types {
-    pub const NULL: u8 = 1;
-    pub const BOOLEAN: u8 = 2;
-    pub const INTEGER: u8 = 4;
+    pub(crate) const NULL: u8 = 1;
+    pub(crate) const BOOLEAN: u8 = 2;
+    pub(crate) const INTEGER: u8 = 4;
     /// Every number; `INTEGER` alone admits only numbers without a fraction.
-    pub const NUMBER: u8 = 8;
-    pub const STRING: u8 = 16;
-    pub const ARRAY: u8 = 32;
-    pub const OBJECT: u8 = 64;
-    pub const ALL: u8 = 127;
+    pub(crate) const NUMBER: u8 = 8;
+    pub(crate) const STRING: u8 = 16;
+    pub(crate) const ARRAY: u8 = 32;
+    pub(crate) const OBJECT: u8 = 64;
+    pub(crate) const ALL: u8 = 127;
 }
 
 /// Keywords that constrain nothing (annotations), skipped when compiling.
@@ -128,7 +128,7 @@ impl Rules {
     /// Whether every value of the types `sure` passes, `null` counting as passing when the
     /// node is nullable.
     #[inline]
-    pub fn passes_any(&self, sure: u8, null_ok: bool) -> bool {
+    pub(crate) fn passes_any(&self, sure: u8, null_ok: bool) -> bool {
         let free = if null_ok {
             self.free | types::NULL
         } else {
@@ -138,7 +138,7 @@ impl Rules {
     }
 
     /// Whether objects need no look at their members (every member passes).
-    pub fn members_free(&self) -> bool {
+    pub(crate) fn members_free(&self) -> bool {
         self.members.is_empty() && self.additional == ANY
     }
 }
@@ -158,7 +158,7 @@ pub(crate) struct Plan {
 
 impl Plan {
     /// The table of every JSON body schema of `contract`'s responses.
-    pub fn new(contract: &crate::Contract) -> Plan {
+    pub(crate) fn new(contract: &crate::Contract) -> Plan {
         let mut plan = Plan {
             nodes: vec![Node::Any, Node::Never, Node::Defer],
             defs: HashMap::new(),
@@ -203,16 +203,16 @@ impl Plan {
 
     /// The types of which every value passes node `id`.
     #[inline]
-    pub fn free(&self, id: NodeId) -> u8 {
+    pub(crate) fn free(&self, id: NodeId) -> u8 {
         self.free.get(id as usize).copied().unwrap_or(0)
     }
 
     /// The node of a body schema of the contract.
-    pub fn body(&self, schema: &Value) -> Option<NodeId> {
+    pub(crate) fn body(&self, schema: &Value) -> Option<NodeId> {
         self.bodies.get(&schema.to_string()).copied()
     }
 
-    pub fn node(&self, id: NodeId) -> &Node {
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id as usize]
     }
 

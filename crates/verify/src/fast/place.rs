@@ -252,7 +252,7 @@ impl<'p, V> Check<'p, V> {
         self.cx.check(typed && bounded && listed);
     }
 
-    pub fn check_str(&self, text: &str) {
+    pub(super) fn check_str(&self, text: &str) {
         let rules = self.rules;
         if !self.is(types::STRING) {
             return self.cx.flag();
@@ -291,7 +291,7 @@ impl<'p, V> Check<'p, V> {
     }
 
     /// The type and enum checks of an array or object; their members are checked on the way.
-    pub fn check_container(&self, bit: u8) {
+    pub(super) fn check_container(&self, bit: u8) {
         // An enum of arrays or objects is not compared here.
         self.cx.check(self.is(bit) && self.rules.allowed.is_none());
     }

@@ -84,7 +84,7 @@ pub(crate) struct Exchange {
 
 impl Exchange {
     /// The JSON value at `pointer` of the body, `Null` when absent.
-    pub fn at(&self, pointer: &str) -> &Value {
+    pub(crate) fn at(&self, pointer: &str) -> &Value {
         self.json
             .as_ref()
             .and_then(|json| json.pointer(pointer))
@@ -107,13 +107,13 @@ pub(crate) struct Answer {
 }
 
 impl Caller {
-    pub fn is_management(op: &OperationContract) -> bool {
+    pub(super) fn is_management(op: &OperationContract) -> bool {
         op.tags.iter().any(|tag| tag == "management")
     }
 
     /// The URL of `op` with its path parameters filled in (each one percent-encoded as one
     /// segment) and `query` appended in order.
-    pub fn url(
+    pub(super) fn url(
         &self,
         op: &OperationContract,
         params: &[(&str, &str)],
@@ -153,7 +153,7 @@ impl Caller {
     }
 
     /// The service token in use (a rotation scenario replaces it).
-    pub fn service_token(&self) -> Option<String> {
+    pub(super) fn service_token(&self) -> Option<String> {
         self.service_token
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -161,7 +161,11 @@ impl Caller {
     }
 
     /// The `Authorization` header of `op` for `auth`, if any, and whether it is a secret.
-    pub fn authorization(&self, op: &OperationContract, auth: Auth) -> Option<(String, bool)> {
+    pub(super) fn authorization(
+        &self,
+        op: &OperationContract,
+        auth: Auth,
+    ) -> Option<(String, bool)> {
         let basic = |user: &str, key: &str| {
             let pair = format!("{user}:{key}");
             format!(
@@ -183,7 +187,7 @@ impl Caller {
 
     /// Sends a request of `op` and validates its answer against the contract; 429s are
     /// waited out as their headers say, within the patience.
-    pub async fn call(
+    pub(super) async fn call(
         &self,
         op: &'static OperationContract,
         params: &[(&str, &str)],
@@ -194,7 +198,7 @@ impl Caller {
     }
 
     /// [`Caller::call`], answering a 429 as it comes.
-    pub async fn call_once(
+    pub(super) async fn call_once(
         &self,
         op: &'static OperationContract,
         params: &[(&str, &str)],
@@ -253,7 +257,7 @@ impl Caller {
 
     /// Sends a request; with `wait_out_429`, a 429 is waited out as its headers say, until the
     /// patience is spent. `authorization` is the header and whether it is a secret.
-    pub async fn send(
+    pub(super) async fn send(
         &self,
         method: reqwest::Method,
         url: Url,

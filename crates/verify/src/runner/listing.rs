@@ -25,18 +25,18 @@ pub(crate) struct Walk {
 }
 
 impl Walk {
-    pub fn ids(&self) -> Vec<String> {
+    pub(super) fn ids(&self) -> Vec<String> {
         self.entries.iter().map(|(e, _, _)| dlq_id(e)).collect()
     }
 
     /// The page an entry came from and its pointer there.
-    pub fn place(&self, index: usize) -> (&Exchange, String) {
+    pub(super) fn place(&self, index: usize) -> (&Exchange, String) {
         let (_, page, at) = &self.entries[index];
         (&self.pages[*page], format!("/messages/{at}"))
     }
 
     /// The last page read, for a violation about the whole walk.
-    pub fn last(&self) -> Option<&Exchange> {
+    pub(super) fn last(&self) -> Option<&Exchange> {
         self.pages.last()
     }
 }
@@ -123,13 +123,13 @@ pub(crate) struct Known {
 }
 
 impl Known {
-    pub fn ids(&self) -> Vec<String> {
+    pub(super) fn ids(&self) -> Vec<String> {
         self.entries.iter().map(dlq_id).collect()
     }
 
     /// Says why there is nothing to check: the seed failed (a failure of the scenario that
     /// needed it), or the DLQ is empty with writing off (inconclusive).
-    pub fn no_data(&self, scene: &mut Scene<'_>) {
+    pub(super) fn no_data(&self, scene: &mut Scene<'_>) {
         match &self.seed_failure {
             Some(why) => scene.fail(
                 "seed",

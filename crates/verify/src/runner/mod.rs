@@ -88,11 +88,11 @@ impl<'a> Scene<'a> {
         }
     }
 
-    pub fn contract(&self) -> &'static Contract {
+    pub(crate) fn contract(&self) -> &'static Contract {
         self.caller.validator.contract()
     }
 
-    pub fn op(&self, operation_id: &str) -> &'static OperationContract {
+    pub(crate) fn op(&self, operation_id: &str) -> &'static OperationContract {
         self.contract()
             .operation(operation_id)
             .unwrap_or_else(|| panic!("the spec names the operation `{operation_id}`"))
@@ -101,7 +101,7 @@ impl<'a> Scene<'a> {
     /// Sends a request of `operation_id`; a contract violation or a missing answer is recorded
     /// as a failure. `None` when there was no answer, or when the operation answered 501 (it
     /// is then reported as not implemented).
-    pub async fn call(
+    pub(crate) async fn call(
         &mut self,
         operation_id: &str,
         params: &[(&str, &str)],
@@ -147,7 +147,7 @@ impl<'a> Scene<'a> {
     }
 
     /// Records a semantic violation in the body of `exchange`.
-    pub fn violate(
+    pub(crate) fn violate(
         &mut self,
         exchange: &Exchange,
         pointer: impl Into<String>,
@@ -172,7 +172,12 @@ impl<'a> Scene<'a> {
     }
 
     /// Whether the answer has one of the `expected` statuses; records a violation if not.
-    pub fn expect_status(&mut self, exchange: &Exchange, expected: &[u16], why: &str) -> bool {
+    pub(crate) fn expect_status(
+        &mut self,
+        exchange: &Exchange,
+        expected: &[u16],
+        why: &str,
+    ) -> bool {
         if expected.contains(&exchange.status) {
             return true;
         }
@@ -198,7 +203,7 @@ impl<'a> Scene<'a> {
     }
 
     /// A failure that is no answer's: a seed that failed, say.
-    pub fn fail(&mut self, what: &str, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, what: &str, message: impl Into<String>) {
         self.failures.push(Failure {
             request: what.to_owned(),
             status: None,
@@ -208,7 +213,7 @@ impl<'a> Scene<'a> {
     }
 
     /// Marks the scenario as unable to check its rule, for `reason`.
-    pub fn inconclusive(&mut self, reason: impl Into<String>) {
+    pub(crate) fn inconclusive(&mut self, reason: impl Into<String>) {
         self.inconclusive.get_or_insert(reason.into());
     }
 
@@ -248,16 +253,16 @@ pub(crate) struct Run<'v> {
 
 impl<'v> Run<'v> {
     /// Whether `name` runs in this run.
-    pub fn chosen(&self, name: &str) -> bool {
+    pub(crate) fn chosen(&self, name: &str) -> bool {
         self.verifier.chosen.contains(name)
     }
 
-    pub fn scene(&self) -> Scene<'v> {
+    pub(crate) fn scene(&self) -> Scene<'v> {
         Scene::new(&self.verifier.caller)
     }
 
     /// Records the result of scenario `name`, run in `scene` since `started`.
-    pub fn record(&mut self, name: &str, scene: Scene<'_>, started: Instant) {
+    pub(crate) fn record(&mut self, name: &str, scene: Scene<'_>, started: Instant) {
         let info = self
             .catalogue
             .iter()

@@ -11,7 +11,7 @@ use http::{HeaderMap, HeaderValue};
 
 /// The content types an input picks from: the documented one, the same with a parameter,
 /// another type, a JSON type the spec does not document, and none at all.
-pub const CONTENT_TYPES: [Option<&str>; 5] = [
+pub(crate) const CONTENT_TYPES: [Option<&str>; 5] = [
     Some("application/json"),
     Some("application/json; charset=utf-8"),
     Some("text/plain"),
@@ -20,7 +20,7 @@ pub const CONTENT_TYPES: [Option<&str>; 5] = [
 ];
 
 /// One answer of one operation.
-pub struct Answer<'a> {
+pub(crate) struct Answer<'a> {
     pub operation: &'static OperationContract,
     pub status: u16,
     pub headers: HeaderMap,
@@ -28,7 +28,7 @@ pub struct Answer<'a> {
 }
 
 /// The answer `data` reads as; `None` when it is too short to pick one.
-pub fn read(data: &[u8]) -> Option<Answer<'_>> {
+pub(crate) fn read(data: &[u8]) -> Option<Answer<'_>> {
     let [op, high, low, content_type, body @ ..] = data else {
         return None;
     };

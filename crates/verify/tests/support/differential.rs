@@ -17,14 +17,19 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 /// The validator of courier's spec, compiled once.
-pub fn validator() -> &'static Validator {
+pub(crate) fn validator() -> &'static Validator {
     static VALIDATOR: OnceLock<Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| Validator::courier().expect("the committed contract compiles"))
 }
 
 /// One answer through the full validator, the fast verdict and the decode into its model;
 /// panics where they disagree, else returns whether the answer keeps the contract.
-pub fn agree(operation: &OperationContract, status: u16, headers: &HeaderMap, body: &[u8]) -> bool {
+pub(crate) fn agree(
+    operation: &OperationContract,
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> bool {
     let validator = validator();
     let op = operation.operation_id.as_str();
     let full = validator.validate(op, status, headers, body);
