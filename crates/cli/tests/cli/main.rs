@@ -39,6 +39,18 @@ fn courier(service: &Courier, args: &[&str]) -> Command {
     command
 }
 
+/// `courier ARGS` with no `COURIER_*` variable at all: only what the arguments say.
+fn bare(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("COURIER_") {
+            command.env_remove(name);
+        }
+    }
+    command.args(args).stdin(Stdio::null());
+    command
+}
+
 /// What a finished command left: exit code, stdout, stderr.
 struct Ran {
     code: i32,
@@ -147,4 +159,5 @@ fn has_label(entry: &Value, label: &str) -> bool {
 mod changes;
 mod connections;
 mod listing;
+mod profiles;
 mod settings;
