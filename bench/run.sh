@@ -438,11 +438,12 @@ source "$root/bench/client-costs.sh"
 source "$root/bench/start-costs.sh"
 source "$root/bench/build-cost.sh"
 
-# Findings (profiles, fixes with before/after), the soak and the PostgreSQL rows are kept in
-# their own files, written by hand, by bench/soak.sh and by bench/postgres.sh (each needs a
-# quiet quarter of an hour of its own), and copied in so BENCHMARKS.md has every figure.
+# Findings (profiles, fixes with before/after), the soak, the PostgreSQL rows and the test
+# suite's time in a fresh clone are kept in their own files, written by hand, by bench/soak.sh,
+# bench/postgres.sh and bench/test-time.sh (each needs a quiet quarter of an hour of its own),
+# and copied in so BENCHMARKS.md has every figure.
 if [ "$smoke" -eq 0 ]; then
-  for extra in bench/findings.md bench/results/soak.md bench/results/postgres.md; do
+  for extra in bench/findings.md bench/results/soak.md bench/results/postgres.md bench/results/test-time.md; do
     # Demote their headings one level under this report's title.
     [ -f "$extra" ] && { echo; sed 's/^#/##/' "$extra"; } >>"$work/report.md"
   done
