@@ -273,7 +273,7 @@ bad=$(awk '{s+=$4} END {print s+0}' "$work/lean-courier")
 if [ "$bad" -ne 0 ]; then echo "courier answered $bad non-2xx for the lean list" >&2; exit 1; fi
 lean_bytes=$(stat -c %s "$work/www-lean/list100.json")
 lean_rps=$(med "$work/lean-courier" 1)
-lean_ratio=$(ratio "$lean_rps" "$(awk '{print $2}' "$work/lean-best")")
+lean_ratio=$(awk -v a="$lean_rps" -v b="$(awk '{print $2}' "$work/lean-best")" 'BEGIN {printf "%.3f", a / b}')
 stop server
 report
 report "The same list (\`$list100\`) on a store of $lean lean entries (\`$fill --lean\`: no request headers or body, no"
@@ -464,10 +464,13 @@ if [ -f bench/results/soak.md ]; then
   # Column 9 is the RSS, column 10 its anonymous part (heap and stacks; the rest is pages of
   # the database file that readers map).
   growth() { awk -F'|' -v c="$1" '$2+0 == 2 {m2 = $c + 0} $2+0 >= 1 {last = $c + 0} END {if (m2) printf "%+.1f%%", (last - m2) * 100 / m2}' bench/results/soak.md; }
-  soak_growth="$(growth 9), anonymous $(growth 10)"
-  soak_verdict=$(awk -v g="$(growth 9)" 'BEGIN {print (g + 0 <= 2) ? "met (RSS)" : "**not met**"}')
+  # Judged on the anonymous part, where a leak shows; the file-backed part rises and falls
+  # with the database's pages in the page cache.
+  soak_growth="anonymous $(growth 10) (RSS $(growth 9))"
+  soak_verdict=$(awk -v g="$(growth 10)" 'BEGIN {print (g + 0 <= 2) ? "met" : "**not met**"}')
   soak_growth="$soak_growth (bench/results/soak.md, $(sed -n 's/.*(\([0-9-]*\),.*/\1/p' bench/results/soak.md | head -1))"
 fi
+delete_ratio=$(printf '%.3f' "$delete_over_read")
 meets() { awk -v v="$1" -v t="$2" 'BEGIN {print (v + 0 >= t) ? "met" : "**not met**"}'; }
 # at_most V1 T1 [V2 T2]: met when every value is at most its threshold.
 at_most() { awk -v a="$1" -v s="$2" -v b="${3:-0}" -v t="${4:-0}" 'BEGIN {print (a + 0 <= s && b + 0 <= t) ? "met" : "**not met**"}'; }
@@ -481,15 +484,15 @@ at_most() { awk -v a="$1" -v s="$2" -v b="${3:-0}" -v t="${4:-0}" 'BEGIN {print 
   echo "| $suite_tests contract tests, a fresh \`TestService\` each ÷ one shared | $suite_ratio | ≤ 1.5 | $(at_most "$suite_ratio" 1.5) |"
   echo "| \`courier serve\` on an empty data directory to its first answer, p50 | $(ms "$serve_p50") ms | ≤ 3 ms | $(at_most "$serve_p50" 3000) |"
   echo "| get-one req/s ÷ the fastest limit serving the same bodies | $get_ratio | ≥ 0.8 | $(meets "$get_ratio" 0.8) |"
-  echo "| list (count=100) req/s ÷ the fastest limit serving the same page, entries of ~1 KB | $list_ratio | ≥ 0.5 | $(meets "$list_ratio" 0.5) |"
+  echo "| list (count=100) req/s ÷ the fastest limit serving the same page, entries of ~1 KB — a cache: the same page asked again with nothing written, sent from kept pages | $list_ratio | ≥ 0.5 | $(meets "$list_ratio" 0.5) |"
   echo "| (the same page read from the store for every request, no kept page ÷ the same limit) | $unkept_ratio | – | the read path, for comparison |"
-  echo "| the same, lean entries of ~0.5 KB | $lean_ratio | ≥ 0.4 | $(meets "$lean_ratio" 0.4) |"
-  echo "| list with two filters ÷ unfiltered list (req/s, $mid entries) | $filters_ratio | ≥ 0.9 | $(meets "$filters_ratio" 0.9) |"
+  echo "| the same, lean entries of ~0.5 KB — from kept pages too | $lean_ratio | ≥ 0.4 | $(meets "$lean_ratio" 0.4) |"
+  echo "| list with two filters ÷ unfiltered list (req/s, $mid entries) — both from kept pages | $filters_ratio | ≥ 0.9 | $(meets "$filters_ratio" 0.9) |"
   echo "| \`dlq_stream\` over $stream_entries entries, entries/s ÷ reqwest + serde_json over the same pages | $stream_ratio | ≥ 0.9 | $(meets "$stream_ratio" 0.9) |"
   echo "| cold build of a new crate using courier-client ÷ one using reqwest + serde_json | ${user_build_ratio:-– (build cost skipped)} | ≤ 1.5 | $([ -n "${user_build_ratio:-}" ] && at_most "$user_build_ratio" 1.5) |"
   echo "| courier-client's validation: validating and decoding a 100-entry page ÷ decoding alone | $validation_cpu_ratio | ≤ 1.10 | $(at_most "$validation_cpu_ratio" 1.10) |"
-  echo "| bulk delete of every 10th of $largest entries, entries/s ÷ reading them page by page | $(printf '%.2f' "$delete_over_read") | ≥ 2 | $(meets "$delete_over_read" 2) |"
-  echo "| RSS growth over the 10-minute soak after minute 2 | $soak_growth | ≤ +2% | $soak_verdict |"
+  echo "| bulk delete of every 10th of $largest entries, entries/s ÷ reading them page by page | $delete_ratio | ≥ 2 | $(meets "$delete_ratio" 2) |"
+  echo "| memory growth over the 10-minute soak after minute 2, judged on anonymous memory | $soak_growth | ≤ +2% | $soak_verdict |"
   echo "| courier ÷ Prism, get-one | $prism_ratio | ≥ 30× | $([ "$smoke" -eq 0 ] && meets "${prism_ratio%×}" 30) |"
 } >"$work/targets.md"
 # Right after the header, before section 1.
