@@ -427,7 +427,12 @@ fn section_2_9_messaging_account() {
 fn section_4_1_list_response() {
     let mut second = dlq_message();
     second.dlq_id = "1752829295505-1".to_owned();
+    // The listed state is the failure callback's (the models derive one from the other), so
+    // both say the same: an entry whose two states differ cannot exist.
     second.failure_function_state = Some(FailureFunctionState::CallbackSuccess);
+    if let Some(info) = &mut second.failure_callback_info {
+        info.state = FailureFunctionState::CallbackSuccess;
+    }
     // The other form of each body, so the page shows both.
     second.body = None;
     second.body_base64 = Some(STANDARD.encode(NON_UTF8_REQUEST));

@@ -23,7 +23,7 @@ impl fmt::Display for InvalidBase64 {
 impl std::error::Error for InvalidBase64 {}
 
 /// The bytes of a body sent as two exclusive fields: text when UTF-8, base64 otherwise, neither
-/// when empty (interface section 2.1).
+/// when empty (`WorkflowDLQMessage`).
 fn bytes_of(
     text: &Option<String>,
     base64: &Option<String>,

@@ -199,7 +199,7 @@ impl TestService {
         assert_eq!(status, 200, "account change refused: {answer}");
     }
 
-    /// Inserts failed runs (the 2.2 shape; `dlqId`, `messageId`, `createdAt` and `header`
+    /// Inserts failed runs (`FailedWorkflowRun`s as JSON; `dlqId`, `messageId`, `createdAt` and `header`
     /// optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in order.
     /// Panics unless the service answers 201, like any failed test setup.
     pub async fn insert_dlq(&self, entries: &[serde_json::Value]) -> Vec<String> {

@@ -292,7 +292,7 @@ impl Fake {
         }
     }
 
-    /// An entry as listed (section 2.1): the stored run with its failure function's state.
+    /// An entry as listed (`WorkflowDLQMessage`): the stored run with its failure function's state.
     fn listed(entry: &Value) -> Value {
         let mut listed = entry.clone();
         if let Some(state) = entry["failureCallbackInfo"].get("state") {

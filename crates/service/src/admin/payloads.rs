@@ -14,7 +14,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, String> 
     serde_json::from_slice(body).map_err(|e| format!("the body is not valid: {e}"))
 }
 
-/// The body of `POST /admin/v1/dlq`: a JSON array of 2.2 entries (`dlqId`, `messageId`,
+/// The body of `POST /admin/v1/dlq`: a JSON array of `FailedWorkflowRun`s (`dlqId`, `messageId`,
 /// `createdAt` and `header` optional), all valid or none taken.
 pub fn parse_dlq_batch(body: &[u8], now: i64) -> Result<Vec<FailedWorkflowRun>, String> {
     let entries: Vec<Value> = parse_json(body)?;
@@ -86,7 +86,7 @@ pub fn parse_search_index(id: &str, body: &[u8]) -> Result<SearchIndex, String> 
     }
     object.insert("throughput_vector".into(), Value::Array(Vec::new()));
     serde_json::from_value(Value::Object(object))
-        .map_err(|e| format!("the body is not a search index (section 2.5): {e}"))
+        .map_err(|e| format!("the body is not a search index (the `SearchIndex` schema without `throughput_vector`): {e}"))
 }
 
 /// The body of `PATCH /admin/v1/account`: plan limits applied to `account`.
@@ -98,7 +98,7 @@ pub fn parse_limits_patch(
     apply_limits(account, &patch)
 }
 
-/// Turns one admin entry (the 2.2 shape, `dlqId` and `messageId` optional) into a stored run.
+/// Turns one admin entry (a `FailedWorkflowRun`, `dlqId` and `messageId` optional) into a stored run.
 fn dlq_entry(index: usize, value: Value, now: i64) -> Result<FailedWorkflowRun, String> {
     let Value::Object(mut object) = value else {
         return Err(format!("entry {index}: must be a JSON object"));

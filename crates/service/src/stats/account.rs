@@ -1,4 +1,4 @@
-//! The account statistics of section 2.8, summed from the usage counters per day of the month
+//! The account statistics (`AccountStats`), summed from the usage counters per day of the month
 //! and per interval of the period asked for.
 
 use super::{
@@ -9,7 +9,7 @@ use crate::store::{Store, StoreError};
 use crate::time::format_x;
 use courier_models::{AccountStats, DailyRequestDataPoint, NamedSeries, StatsPeriod};
 
-/// The account statistics of section 2.8.
+/// The account statistics (`AccountStats`).
 pub fn account_stats(
     store: &dyn Store,
     period: StatsPeriod,

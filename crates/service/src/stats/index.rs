@@ -1,4 +1,4 @@
-//! The statistics of a search index: section 2.7 and the `throughput_vector` of 2.5, derived
+//! The statistics of a search index (`SearchIndexStats`) and the index's `throughput_vector`, derived
 //! from the usage events recorded through the admin API (`docs/decisions.md#d17-index-statistics`).
 
 use super::Buckets;
@@ -175,7 +175,7 @@ pub fn index_throughput(
     }))
 }
 
-/// The index statistics of section 2.7, every figure derived from the usage recorded through
+/// The index statistics (`SearchIndexStats`), every figure derived from the usage recorded through
 /// the admin API (`docs/decisions.md#d17-index-statistics`): counts per UTC day and month,
 /// throughput per interval, latency mean and nearest-rank 99th percentile per interval, sizes
 /// carried forward from the latest size sample. Billing stays 0: the reference service bills

@@ -97,7 +97,7 @@ pub struct Page {
     pub next_after: Option<String>,
 }
 
-/// A page of entries as their stored list-shape JSON (section 2.1), exactly what serde writes
+/// A page of entries as their stored list-shape JSON (`WorkflowDLQMessage`), exactly what serde writes
 /// for each `WorkflowDlqMessage`: a list response is these joined, with no entry parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonPage {
@@ -301,7 +301,7 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Option<FailedWorkflowRun>, StoreError>;
     /// The entries `query` takes, in `dlqId` order.
     fn list_dlq(&self, query: PageQuery<'_>) -> Result<Page, StoreError>;
-    /// [`Store::get_dlq`] as the entry's stored JSON: the full shape (section 2.2), exactly
+    /// [`Store::get_dlq`] as the entry's stored JSON: the full shape (`FailedWorkflowRun`), exactly
     /// what serde writes for the `FailedWorkflowRun`.
     fn get_dlq_json(&self, dlq_id: &str, min_created_at: i64)
     -> Result<Option<String>, StoreError>;

@@ -1,6 +1,6 @@
 //! The stored wire bytes: what `get_dlq_json` and `list_dlq_json` serve as they are
 //! is, byte for byte, what serde writes for the entry that was inserted (the full shape of
-//! section 2.2 and the list shape of 2.1), for the demo's realistic failed runs.
+//! `FailedWorkflowRun` and the list shape `WorkflowDLQMessage`), for the demo's realistic failed runs.
 
 use super::*;
 use courier_models::WorkflowDlqMessage;

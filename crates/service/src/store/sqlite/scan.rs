@@ -115,9 +115,9 @@ impl Conditions {
 pub(super) enum Read {
     /// Nothing: counts and deletes.
     Ids,
-    /// The full record (section 2.2 JSON).
+    /// The full record (`FailedWorkflowRun` JSON).
     Records,
-    /// The stored list shape (section 2.1 JSON), or the record where a row has none yet.
+    /// The stored list shape (`WorkflowDLQMessage` JSON), or the record where a row has none yet.
     Listed,
 }
 

@@ -92,7 +92,7 @@ const MIGRATION_LIST: &[M<'static>] = &[
          WHERE NOT EXISTS (SELECT 1 FROM dlq_tombstones WHERE dlq_tombstones.seq = dlq_rows.rowid);
 ",
     ),
-    // 4: each entry's list shape (section 2.1) as JSON, written once at insert, so a
+    // 4: each entry's list shape (`WorkflowDLQMessage`) as JSON, written once at insert, so a
     // list page is stored bytes joined, not 100 records parsed and re-serialised. `record` is
     // already the full shape (2.2) as serde writes it. Rows of older files have no list shape;
     // reads make it from `record`. (A spec change that alters a stored shape needs a migration
