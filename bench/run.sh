@@ -448,53 +448,8 @@ if [ "$smoke" -eq 0 ]; then
     [ -f "$extra" ] && { echo; sed 's/^#/##/' "$extra"; } >>"$work/report.md"
   done
 fi
-# The performance targets, from the figures above (all of this run except the soak's, which
-# bench/soak.sh measures for 10 minutes on its own and writes to bench/results/soak.md).
-# Three decimals: a target is judged on what is shown, and 0.798 must not pass as 0.80.
-target_ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
-get_ratio=$(target_ratio "$(med "$work/p1-courier-0" 1)" "$(awk '{print $2}' "$work/p1-best-0")")
-list_ratio=$(target_ratio "$(med "$work/p1-courier-1" 1)" "$(awk '{print $2}' "$work/p1-best-1")")
-filters_ratio=$(target_ratio "$(med "$work/p1-courier-2" 1)" "$(med "$work/p1-courier-1" 1)")
-unkept_ratio=$(target_ratio "$(med "$work/p1-courier-4" 1)" "$(awk '{print $2}' "$work/p1-best-1")")
-prism_ratio="– (no Prism in the smoke)"
-[ "$smoke" -eq 0 ] && prism_ratio="$(ratio "$(med "$work/p1-courier-0" 1)" "$(med "$work/p1-prism-0" 1)")×"
-soak_growth="– (no bench/results/soak.md)"
-soak_verdict=""
-if [ -f bench/results/soak.md ]; then
-  # Column 9 is the RSS, column 10 its anonymous part (heap and stacks; the rest is pages of
-  # the database file that readers map).
-  growth() { awk -F'|' -v c="$1" '$2+0 == 2 {m2 = $c + 0} $2+0 >= 1 {last = $c + 0} END {if (m2) printf "%+.1f%%", (last - m2) * 100 / m2}' bench/results/soak.md; }
-  # Judged on the anonymous part, where a leak shows; the file-backed part rises and falls
-  # with the database's pages in the page cache.
-  soak_growth="anonymous $(growth 10) (RSS $(growth 9))"
-  soak_verdict=$(awk -v g="$(growth 10)" 'BEGIN {print (g + 0 <= 2) ? "met" : "**not met**"}')
-  soak_growth="$soak_growth (bench/results/soak.md, $(sed -n 's/.*(\([0-9-]*\),.*/\1/p' bench/results/soak.md | head -1))"
-fi
-delete_ratio=$(printf '%.3f' "$delete_over_read")
-meets() { awk -v v="$1" -v t="$2" 'BEGIN {print (v + 0 >= t) ? "met" : "**not met**"}'; }
-# at_most V1 T1 [V2 T2]: met when every value is at most its threshold.
-at_most() { awk -v a="$1" -v s="$2" -v b="${3:-0}" -v t="${4:-0}" 'BEGIN {print (a + 0 <= s && b + 0 <= t) ? "met" : "**not met**"}'; }
-{
-  echo
-  echo "## Targets (this run)"
-  echo
-  echo "| figure | measured | target | |"
-  echo "|---|---|---|---|"
-  echo "| \`TestService::start()\` to a served request, p50 / p99 | $(ms "$start_p50") / $(ms "$start_p99") ms | ≤ 1 / ≤ 5 ms | $(at_most "$start_p50" 1000 "$start_p99" 5000) |"
-  echo "| $suite_tests contract tests, a fresh \`TestService\` each ÷ one shared | $suite_ratio | ≤ 1.5 | $(at_most "$suite_ratio" 1.5) |"
-  echo "| \`courier serve\` on an empty data directory to its first answer, p50 | $(ms "$serve_p50") ms | ≤ 3 ms | $(at_most "$serve_p50" 3000) |"
-  echo "| get-one req/s ÷ the fastest limit serving the same bodies | $get_ratio | ≥ 0.8 | $(meets "$get_ratio" 0.8) |"
-  echo "| list (count=100) req/s ÷ the fastest limit serving the same page, entries of ~1 KB — a cache: the same page asked again with nothing written, sent from kept pages | $list_ratio | ≥ 0.5 | $(meets "$list_ratio" 0.5) |"
-  echo "| (the same page read from the store for every request, no kept page ÷ the same limit) | $unkept_ratio | – | the read path, for comparison |"
-  echo "| the same, lean entries of ~0.5 KB — from kept pages too | $lean_ratio | ≥ 0.4 | $(meets "$lean_ratio" 0.4) |"
-  echo "| list with two filters ÷ unfiltered list (req/s, $mid entries) — both from kept pages | $filters_ratio | ≥ 0.9 | $(meets "$filters_ratio" 0.9) |"
-  echo "| \`dlq_stream\` over $stream_entries entries, entries/s ÷ reqwest + serde_json over the same pages | $stream_ratio | ≥ 0.9 | $(meets "$stream_ratio" 0.9) |"
-  echo "| cold build of a new crate using courier-client ÷ one using reqwest + serde_json | ${user_build_ratio:-– (build cost skipped)} | ≤ 1.5 | $([ -n "${user_build_ratio:-}" ] && at_most "$user_build_ratio" 1.5) |"
-  echo "| courier-client's validation: validating and decoding a 100-entry page ÷ decoding alone | $validation_cpu_ratio | ≤ 1.10 | $(at_most "$validation_cpu_ratio" 1.10) |"
-  echo "| bulk delete of every 10th of $largest entries, entries/s ÷ reading them page by page | $delete_ratio | ≥ 2 | $(meets "$delete_ratio" 2) |"
-  echo "| memory growth over the 10-minute soak after minute 2, judged on anonymous memory | $soak_growth | ≤ +2% | $soak_verdict |"
-  echo "| courier ÷ Prism, get-one | $prism_ratio | ≥ 30× | $([ "$smoke" -eq 0 ] && meets "${prism_ratio%×}" 30) |"
-} >"$work/targets.md"
+# The targets table (bench/targets.sh), from the figures above.
+source "$root/bench/targets.sh"
 # Right after the header, before section 1.
 awk -v t="$work/targets.md" '/^## 1\./ && !done {while ((getline line < t) > 0) print line; print ""; done = 1} {print}' \
   "$work/report.md" >"$work/report.tmp" && mv "$work/report.tmp" "$work/report.md"
