@@ -6,8 +6,8 @@
 //! value past the shortening limit. libFuzzer's -timeout and -rss_limit_mb bound time and memory.
 #![no_main]
 
-// The reading `fast_verdict` and `crates/verify/tests/fast_path.rs` share.
-#[path = "../../crates/verify/tests/support/answers.rs"]
+// The reading `fast_verdict` and `crates/verify/tests/it/fast_path.rs` share.
+#[path = "../../crates/verify/tests/it/support/answers.rs"]
 mod answers;
 
 use courier_verify::Validator;

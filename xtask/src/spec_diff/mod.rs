@@ -20,7 +20,7 @@
 //! `additive` means everything that compiled still compiles and works, and there is something
 //! new; `none` means the crate's users see nothing (documentation only, or the change does not
 //! reach the crate). The rules, one per kind of change, are in [`compare`]; the corpus in
-//! `xtask/tests/spec-diff/` holds each to an expected class and `xtask/tests/spec_diff_compile.rs`
+//! `xtask/tests/spec-diff/` holds each to an expected class and `xtask/tests/it/spec_diff_compile.rs`
 //! proves one edit of each class with a user program compiled against old and new crates.
 
 pub mod cli;

@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 use xtask::spec_diff::{Class, diff_texts, report};
 
-#[path = "support/edits.rs"]
-mod edits;
+use crate::support::edits;
 
 use edits::{corpus_entry, edited_spec, spec_text};
 

@@ -1,6 +1,6 @@
 //! The generated files are checked, like rust-analyzer's: stale output fails a plain `cargo test`.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use xtask::{CodegenError, SPEC_PATH, generate, stale_files, workspace_root};

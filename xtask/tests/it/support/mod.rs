@@ -1,5 +1,7 @@
 //! What more than one test crate of xtask needs.
 
+pub(crate) mod edits;
+
 use std::process::Command;
 
 /// Runs `command`, asserts that it succeeds (naming it and quoting its stderr when not), and

@@ -2,7 +2,7 @@
 //! clone of `main` (HEAD~1, none on the first commit), and each crate's last release: its
 //! newest `<crate>-v<version>` tag, else the commit that set its version.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@ use xtask::workspace_root;
 
 /// The files whose text shows these rules' failures on purpose: the tidy test itself.
 fn is_tidy_test(path: &str) -> bool {
-    path == "xtask/tests/tidy.rs" || path.starts_with("xtask/tests/tidy/")
+    path == "xtask/tests/it/tidy.rs" || path.starts_with("xtask/tests/it/tidy/")
 }
 
 /// The anchor GitHub gives a heading: its text lowercased, spaces turned into hyphens, and

@@ -17,8 +17,7 @@ fn workspace_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }
 
-#[path = "support/edits.rs"]
-mod edits;
+use crate::support::edits;
 
 use edits::{corpus_entry, spec_text};
 
