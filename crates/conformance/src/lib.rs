@@ -4,23 +4,23 @@
 //! This crate ships nothing; it is run with `cargo test -p courier-conformance`. Its tests
 //! guard four things:
 //!
-//! - **Snapshots** (`tests/snapshots.rs`): for every shape of part 2 of the interface and the
+//! - **Snapshots** (`tests/it/snapshots.rs`): for every shape of part 2 of the interface and the
 //!   list (4.1) and bulk-delete (4.3) responses, the JSON Schema of the generated type
 //!   (`schemars::schema_for!`) and a canonical, fully populated instance as JSON are pinned
-//!   with insta under `tests/snapshots/`. Snapshot names start with the section they pin
+//!   with insta under `tests/it/snapshots/`. Snapshot names start with the section they pin
 //!   (`2_2_single_failed_run_schema`, `2_2_single_failed_run_instance`, ...). Each instance
 //!   sets every optional field, carries non-UTF-8 bytes in its base64 fields and unicode in its
 //!   text, and round-trips: the committed snapshot's JSON deserialises into the type and
 //!   serialises back to the same JSON.
-//! - **Spec against models** (`tests/spec_models.rs`, [`models`]): every component schema of
+//! - **Spec against models** (`tests/it/spec_models.rs`, [`models`]): every component schema of
 //!   `spec/openapi.yaml` agrees with the schema of its generated type in property names, JSON
 //!   types, formats, required sets and enum values; the component → type table is
 //!   generated into courier-models (`COMPONENT_SCHEMAS`), so it covers every component.
-//! - **Interface against spec** (`tests/interface.rs`, [`interface`], [`contract`]): the field
+//! - **Interface against spec** (`tests/it/interface.rs`, [`interface`], [`contract`]): the field
 //!   lists of part 2, the operations and parameters of part 4, the states of part 3 and the
 //!   error statuses of part 7 of the interface document are parsed from it (not copied)
 //!   and must all be in the spec with compatible types.
-//! - **Realistic payloads** (`tests/fixtures.rs`, `tests/fixtures/*.json`): payloads in the
+//! - **Realistic payloads** (`tests/it/fixtures.rs`, `tests/fixtures/*.json`): payloads in the
 //!   hosted service's style read into the models without loss, unknown fields tolerated.
 //!
 //! Both spec checks take the spec as a typed value (read through `courier-spec`); the tests run
@@ -33,7 +33,7 @@
 //! `CI=true`, where a missing or changed snapshot fails the build and nothing is written. Locally:
 //!
 //! 1. `cargo test -p courier-conformance` writes the new version next to the old one as
-//!    `tests/snapshots/*.snap.new`.
+//!    `tests/it/snapshots/*.snap.new`.
 //! 2. `cargo insta review` (from `cargo install cargo-insta`) shows each diff and accepts or
 //!    rejects it; `cargo insta accept` accepts all of them. Without cargo-insta,
 //!    `INSTA_UPDATE=always cargo test -p courier-conformance` overwrites the `.snap` files.

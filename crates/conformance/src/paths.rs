@@ -66,7 +66,7 @@ pub fn fixtures_dir() -> PathBuf {
 
 /// The committed insta snapshots.
 pub fn snapshots_dir() -> PathBuf {
-    manifest_dir().join("tests/snapshots")
+    manifest_dir().join("tests/it/snapshots")
 }
 
 /// The interface document named by [`INTERFACE_ENV`], or a message that says why there is none.

@@ -62,7 +62,7 @@ fn the_committed_facts_are_what_the_interface_document_says() {
         parsed == committed_facts(),
         "interface-facts.json differs from the interface document; review the document's \
          change, then rewrite the file with `{BLESS_FACTS_ENV}=1 cargo test -p \
-         courier-conformance --test interface` and read its diff"
+         courier-conformance --test it interface::` and read its diff"
     );
     // The document's own text passes the checks too (parser, file and checks agree).
     check_interface(&spec(), &md).unwrap_or_else(|e| panic!("{e}"));

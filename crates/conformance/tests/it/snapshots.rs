@@ -60,7 +60,7 @@ where
     insta::assert_json_snapshot!(format!("{name}_instance"), json);
 
     // The committed snapshot itself reads back into the type and writes out the same JSON.
-    let file = snapshots_dir().join(format!("snapshots__{name}_instance.snap"));
+    let file = snapshots_dir().join(format!("it__snapshots__{name}_instance.snap"));
     let text = read(&file);
     let body =
         snapshot_body(&text).unwrap_or_else(|| panic!("{}: no insta header", file.display()));

@@ -168,7 +168,7 @@ fn messaging_account_without_a_reserved_plan() {
 /// Every fixture in the directory is read by one of the tests above.
 #[test]
 fn every_fixture_is_covered() {
-    let source = read(&courier_conformance::paths::manifest_dir().join("tests/fixtures.rs"));
+    let source = read(&courier_conformance::paths::manifest_dir().join("tests/it/fixtures.rs"));
     let mut files: Vec<String> = std::fs::read_dir(fixtures_dir())
         .expect("fixtures directory")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
