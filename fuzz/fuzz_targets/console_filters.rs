@@ -6,7 +6,7 @@
 //! returns to shows those filters again.
 #![no_main]
 
-#[path = "../../crates/service/tests/support/console_filters.rs"]
+#[path = "../../crates/service/tests/it/support/console_filters.rs"]
 mod console_filters;
 
 use libfuzzer_sys::fuzz_target;

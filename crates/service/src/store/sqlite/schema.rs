@@ -3,7 +3,7 @@
 //!
 //! `rusqlite_migration` keeps its bookkeeping where the hand-written migrations before it did:
 //! `PRAGMA user_version` is the number of migrations applied, so a database written by an older
-//! courier opens and continues from where it stopped (`crates/service/tests/store_migrations.rs`
+//! courier opens and continues from where it stopped (`crates/service/tests/it/store_migrations.rs`
 //! holds files made by the old code to that). Migrations are only ever appended, never edited.
 
 use super::{Durability, StoreError, internal};

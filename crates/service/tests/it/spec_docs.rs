@@ -21,7 +21,7 @@ async fn the_spec_is_served_byte_for_byte_without_credentials() {
         assert!(served == committed, "{path} differs from spec/{file}");
     }
     let json: serde_json::Value =
-        serde_json::from_str(include_str!("../../../spec/openapi.json")).unwrap();
+        serde_json::from_str(include_str!("../../../../spec/openapi.json")).unwrap();
     assert_eq!(
         json["openapi"], "3.0.3",
         "the JSON form is the same document"

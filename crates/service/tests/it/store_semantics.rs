@@ -116,13 +116,13 @@ macro_rules! on_both_stores {
         mod sqlite {
             $(#[test]
             fn $name() {
-                super::$name(crate::Backend::Sqlite)
+                super::$name(crate::store_semantics::Backend::Sqlite)
             })*
         }
         mod postgres {
             $(#[test]
             fn $name() {
-                super::$name(crate::Backend::Postgres)
+                super::$name(crate::store_semantics::Backend::Postgres)
             })*
         }
     };

@@ -1,8 +1,8 @@
 //! Deletes, cancels, retention, eviction, reopening and rotation.
 
 use super::*;
-use crate::filters::varied_entries;
-use crate::resources::search_index;
+use crate::store_semantics::filters::varied_entries;
+use crate::store_semantics::resources::search_index;
 
 fn delete_by_ids_skips_unknown_and_repeated_ids(backend: Backend) {
     let Some(f) = fixture(backend) else {
