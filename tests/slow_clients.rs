@@ -71,17 +71,18 @@ async fn slow_and_silent_clients_are_disconnected_while_others_are_served() {
     }
 }
 
-/// A body trickled a byte at a time, to an API route and to the console's login form: answered
-/// 408 and the connection closed once the body deadline (2 s in tests) has passed, not held for
-/// as long as the client keeps trickling.
+/// A body trickled a byte at a time, to the admin API (the interface's operations take no body
+/// and read none) and to the console's login form: answered 408 and the connection closed once
+/// the body deadline (2 s in tests) has passed, not held for as long as the client keeps
+/// trickling.
 #[tokio::test]
 async fn a_trickled_body_is_answered_408_and_closed_at_the_body_deadline() {
     let service = TestService::start().await; // body read timeout: 2 s
     let address = service.base_url().trim_start_matches("http://").to_owned();
-    let token = service.service_token.clone();
+    let admin = service.admin_token.clone();
     let requests = [
         format!(
-            "DELETE /v2/workflows/dlq HTTP/1.1\r\nHost: courier\r\nAuthorization: Bearer {token}\r\nContent-Length: 100\r\n\r\n"
+            "POST /admin/v1/dlq HTTP/1.1\r\nHost: courier\r\nAuthorization: Bearer {admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
         ),
         "POST /console/login HTTP/1.1\r\nHost: courier\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n".to_owned(),
     ];

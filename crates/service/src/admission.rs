@@ -1,6 +1,7 @@
-//! Who gets past the credentials and how much: the sign-in guard, the account's rate limit
-//! (`docs/decisions.md#d16-order-of-checks`, `docs/decisions.md#d18-rate-limit-headers`), and
-//! the deadline for reading a request's body.
+//! Who gets past the credentials and how much: the sign-in guard and the account's rate limit
+//! (`docs/decisions.md#d16-order-of-checks`, `docs/decisions.md#d18-rate-limit-headers`). The
+//! interface's operations take no body: nothing here or after it reads one (bodies are read,
+//! after their routes' credentials, by `crate::body`).
 
 use crate::api::Service;
 use crate::signin::{CredentialKind, SignInGuard};
@@ -8,7 +9,8 @@ use crate::time::now_ms;
 use axum::http::StatusCode;
 use axum::response::Response;
 use std::sync::Arc;
-use std::time::Duration;
+
+pub use crate::body::{BODY_READ_TIMEOUT, BodyRead, read_body_within};
 
 /// Which interface's credentials a route takes.
 #[derive(Clone, Copy)]
@@ -134,156 +136,4 @@ fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Deci
         Some(Refusal::Daily) => set("retry-after", decision.daily.retry_after_seconds(now)),
         None => {}
     }
-}
-
-/// How long a client may take to send a request's body, once its headers are in. Without it a
-/// body trickled a byte at a time would hold the connection and its task for as long as the
-/// client likes; 30 s carry the largest body the service reads at about 4.5 Mbit/s.
-pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// How a router's request bodies are read ([`read_body_within`]): within `deadline` of the
-/// headers, at most `limit` bytes, with `too_large` the answer to a larger one.
-#[derive(Clone, Copy)]
-pub struct BodyRead {
-    pub deadline: Duration,
-    pub limit: usize,
-    pub too_large: fn() -> Response,
-}
-
-impl BodyRead {
-    /// The interfaces' bodies: up to [`courier_server::runtime::MAX_BODY_BYTES`], 413 with the
-    /// JSON error beyond.
-    pub fn api(deadline: Duration) -> BodyRead {
-        BodyRead {
-            deadline,
-            limit: courier_server::runtime::MAX_BODY_BYTES,
-            too_large: || {
-                courier_server::runtime::error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "request body is larger than the {}-byte limit",
-                        courier_server::runtime::MAX_BODY_BYTES
-                    ),
-                )
-            },
-        }
-    }
-}
-
-/// Reads the whole request body within the deadline (at most the limit, see [`BodyRead`])
-/// before the handler runs: a body not in by then is answered 408 and the connection closed.
-/// One over the limit is answered at once when its declared length says so, else as soon as the
-/// bytes read pass the limit: never buffered to its end. Every handler reads its body whole
-/// anyway, so nothing streams that could not wait.
-///
-/// After such a 413 the rest of the body is read and thrown away ([`discard_the_rest`]), as far
-/// as the interfaces' own limit and the deadline go: a client that sends its whole body before
-/// it reads (most do) then gets the answer, where closing at once would reset the connection
-/// under it.
-pub async fn read_body_within(
-    axum::extract::State(rule): axum::extract::State<BodyRead>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let BodyRead {
-        deadline,
-        limit,
-        too_large,
-    } = rule;
-    let until = tokio::time::Instant::now() + deadline;
-    let declared = request
-        .headers()
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    let (parts, body) = request.into_parts();
-    if declared.is_some_and(|length| length > limit as u64) {
-        discard_the_rest(body, 0, until);
-        return too_large();
-    }
-    match tokio::time::timeout_at(until, read_at_most(body, limit)).await {
-        Ok(Read::Whole(bytes)) => {
-            let body = axum::body::Body::from(bytes);
-            next.run(axum::extract::Request::from_parts(parts, body))
-                .await
-        }
-        Ok(Read::TooLarge { rest, read }) => {
-            discard_the_rest(rest, read, until);
-            too_large()
-        }
-        Ok(Read::Failed(error)) => courier_server::runtime::error(
-            StatusCode::BAD_REQUEST,
-            format!("the request body could not be read: {error}"),
-        ),
-        Err(_) => {
-            let mut response = courier_server::runtime::error(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "the request body did not arrive within {} s of its headers",
-                    deadline.as_secs_f64()
-                ),
-            );
-            // The rest of the body may still be coming: the connection cannot carry another
-            // request, so hyper closes it after this answer.
-            response.headers_mut().insert(
-                axum::http::header::CONNECTION,
-                axum::http::HeaderValue::from_static("close"),
-            );
-            response
-        }
-    }
-}
-
-/// What [`read_at_most`] read.
-enum Read {
-    Whole(axum::body::Bytes),
-    /// Beyond the limit after `read` bytes; `rest` is the body still to come.
-    TooLarge {
-        rest: axum::body::Body,
-        read: usize,
-    },
-    Failed(axum::Error),
-}
-
-/// The body, read frame by frame until it ends or passes `limit`.
-async fn read_at_most(mut body: axum::body::Body, limit: usize) -> Read {
-    use http_body_util::BodyExt as _;
-    let mut bytes = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let data = match frame {
-            Ok(frame) => match frame.into_data() {
-                Ok(data) => data,
-                // Trailers: nothing to keep.
-                Err(_) => continue,
-            },
-            Err(error) => return Read::Failed(error),
-        };
-        if bytes.len() + data.len() > limit {
-            let read = bytes.len() + data.len();
-            return Read::TooLarge { rest: body, read };
-        }
-        bytes.extend_from_slice(&data);
-    }
-    Read::Whole(bytes.into())
-}
-
-/// Reads what is left of a refused body, `read` bytes in, and keeps none of it, until it ends,
-/// the interfaces' limit ([`courier_server::runtime::MAX_BODY_BYTES`]) is reached or `until`
-/// passes. Then the connection carries the next request, or, the body dropped unfinished, hyper
-/// closes it.
-fn discard_the_rest(mut body: axum::body::Body, read: usize, until: tokio::time::Instant) {
-    use http_body_util::BodyExt as _;
-    let mut left = courier_server::runtime::MAX_BODY_BYTES.saturating_sub(read);
-    if left == 0 {
-        return;
-    }
-    tokio::spawn(tokio::time::timeout_at(until, async move {
-        while let Some(Ok(frame)) = body.frame().await {
-            let size = frame.data_ref().map_or(0, |data| data.len());
-            if size >= left {
-                return;
-            }
-            left -= size;
-        }
-    }));
 }

@@ -1,8 +1,10 @@
 //! Assembles and runs the service: store, account, routers, listeners, background tasks, shutdown.
 
 use crate::account::{InitialCredentials, load_or_create};
-use crate::admission::{AdmitState, BodyRead, Interface, admit};
+use crate::admission::{AdmitState, Interface, admit};
 use crate::api::Service;
+use crate::body::{BodyBudget, BodyRead};
+use crate::connections::{ConnectionLimits, Gate, serve_listener};
 use crate::signin::SignInGuard;
 use crate::store::{Durability, PostgresStore, PostgresUrl, SqliteStore, Store, StoreError};
 use crate::time::now_ms;
@@ -157,11 +159,15 @@ async fn health(service: Arc<Service>) -> Response {
 }
 
 /// The routers: `(main, management)`; management is `None` when both interfaces share `main`.
+///
+/// No route reads a request body before its credentials: the interfaces' operations, `/health`
+/// and the spec take none and read none; the admin API reads its body after the admin token;
+/// the console's signed-in forms are read by the console after its session check, held to the
+/// body deadline and budget as they are read; only the login form, itself the credential, is
+/// read first, at most the console's 16 KiB. Every body read shares one budget.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
     let usage = axum::middleware::from_fn_with_state(service.clone(), crate::metering::meter);
-    let body_read =
-        |rule| axum::middleware::from_fn_with_state(rule, crate::admission::read_body_within);
-    let body_deadline = body_read(BodyRead::api(config.body_read_timeout));
+    let budget = BodyBudget::new(crate::body::BODY_BUDGET_BYTES);
     let guard = Arc::new(SignInGuard::default());
     let admitted = |interface| {
         let state = AdmitState {
@@ -185,20 +191,20 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
             service.clone(),
             token.clone(),
             guard.clone(),
+            BodyRead::api(config.body_read_timeout, budget.clone()),
         ));
     }
     let management = courier_server::management_router(service.clone())
         .route_layer(admitted(Interface::Management));
-    // The console reads no body beyond its form limit: its routes are merged after the API's
-    // body reading is laid over the API's, and read with their own.
+    let form = BodyRead {
+        deadline: config.body_read_timeout,
+        limit: crate::console::MAX_FORM_BYTES,
+        too_large: crate::console::form_too_large,
+        budget,
+    };
     let console = config.console.then(|| {
-        crate::console::router(service.clone(), guard.clone(), config.tls.is_some()).layer(
-            body_read(BodyRead {
-                deadline: config.body_read_timeout,
-                limit: crate::console::MAX_FORM_BYTES,
-                too_large: crate::console::form_too_large,
-            }),
-        )
+        crate::console::router(service.clone(), guard.clone(), config.tls.is_some())
+            .layer(axum::middleware::from_fn_with_state(form, console_bodies))
     });
     let with_console = |router: Router| match console {
         Some(console) => router.merge(console),
@@ -207,18 +213,30 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
     if config.management_listen.is_some() {
         let management = management
             .route("/health", health)
-            .merge(crate::spec_docs::router())
-            .layer(body_deadline.clone());
+            .merge(crate::spec_docs::router());
         (
-            courier_server::finish(main.layer(body_deadline)).layer(usage.clone()),
+            courier_server::finish(main).layer(usage.clone()),
             Some(courier_server::finish(with_console(management)).layer(usage)),
         )
     } else {
-        let both = main.merge(management).layer(body_deadline);
         (
-            courier_server::finish(with_console(both)).layer(usage),
+            courier_server::finish(with_console(main.merge(management))).layer(usage),
             None,
         )
+    }
+}
+
+/// The console's bodies: the login form read before the handler (it is the credential), every
+/// other form left to the console to read after its session check ([`crate::body`]).
+async fn console_bodies(
+    rule: axum::extract::State<BodyRead>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if request.uri().path() == "/console/login" && request.method() == axum::http::Method::POST {
+        crate::body::read_body_within(rule, request, next).await
+    } else {
+        crate::body::guard_body_within(rule, request, next).await
     }
 }
 
@@ -324,93 +342,6 @@ pub async fn bind(config: &Config) -> Result<Listeners, StartError> {
 /// timer), a client that trickles bytes holds a connection and its task forever.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How long shutdown waits for open connections to finish before closing them.
-const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
-
-/// Accepts connections on `listener` until `stop` turns true, then drains them.
-async fn serve_listener(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    header_read_timeout: Duration,
-    tls: Option<tokio_rustls::TlsAcceptor>,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-) {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-    // HTTP/1.1 only: the auto (HTTP/1 + h2c) builder first waits, untimed, for bytes to sniff
-    // the protocol, which a silent client never sends.
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            _ = stop.wait_for(|stop| *stop) => break,
-        };
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            Err(error) => {
-                // Out of file descriptors and the like: back off instead of spinning or dying.
-                tracing::warn!(%error, "accepting a connection failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        // The peer's address, for the sign-in guard's tally per client.
-        let service =
-            hyper_util::service::TowerToHyperService::new(tower::ServiceExt::map_request(
-                router.clone(),
-                move |mut request: axum::http::Request<hyper::body::Incoming>| {
-                    request
-                        .extensions_mut()
-                        .insert(axum::extract::ConnectInfo(peer));
-                    request
-                },
-            ));
-        let watcher = graceful.watcher();
-        let builder = builder.clone();
-        let tls = tls.clone();
-        tokio::spawn(async move {
-            // Errors here are a client's broken connection or timeout: nothing to report upward.
-            let result = match tls {
-                None => {
-                    let connection = builder.serve_connection(TokioIo::new(stream), service);
-                    watcher.watch(connection).await
-                }
-                Some(acceptor) => {
-                    // The handshake runs in the connection's task, bounded like the headers,
-                    // so a silent client neither blocks accepting nor holds the task forever.
-                    let handshake =
-                        tokio::time::timeout(header_read_timeout, acceptor.accept(stream)).await;
-                    let stream = match handshake {
-                        Ok(Ok(stream)) => stream,
-                        Ok(Err(error)) => {
-                            tracing::debug!(%error, "TLS handshake failed");
-                            return;
-                        }
-                        Err(_) => {
-                            tracing::debug!("TLS handshake timed out");
-                            return;
-                        }
-                    };
-                    let connection = builder.serve_connection(TokioIo::new(stream), service);
-                    watcher.watch(connection).await
-                }
-            };
-            if let Err(error) = result {
-                tracing::debug!(%error, "connection ended with an error");
-            }
-        });
-    }
-    drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {}
-        () = tokio::time::sleep(DRAIN_DEADLINE) => tracing::warn!("connections still open after the drain deadline; closing them"),
-    }
-}
-
 /// Serves until `shutdown` resolves, then drains connections and writes pending counters.
 pub async fn serve(
     service: Arc<Service>,
@@ -427,18 +358,27 @@ pub async fn serve(
     });
     let timeout = config.header_read_timeout;
     let tls = config.tls.clone().map(tokio_rustls::TlsAcceptor::from);
+    // One gate for both listeners: the descriptors they spend are the process's.
+    let limits = ConnectionLimits::for_this_process();
+    tracing::debug!(
+        total = limits.total,
+        per_client = limits.per_client,
+        "connections held at most"
+    );
+    let gate = Gate::new(limits);
     let main = serve_listener(
         listeners.main,
         main_router,
         timeout,
         tls.clone(),
+        gate.clone(),
         stop_rx.clone(),
     );
     match (listeners.management, management_router) {
         (Some(listener), Some(router)) => {
             tokio::join!(
                 main,
-                serve_listener(listener, router, timeout, tls, stop_rx)
+                serve_listener(listener, router, timeout, tls, gate, stop_rx)
             );
         }
         _ => main.await,

@@ -9,6 +9,8 @@ pub mod admin;
 pub mod admission;
 pub mod api;
 pub mod app;
+pub mod body;
+pub mod connections;
 pub mod console;
 pub mod cursor;
 pub mod datadir;

@@ -17,6 +17,7 @@ pub use payloads::{
 };
 
 use crate::api::Service;
+use crate::body::{BodyRead, ReadBody};
 use crate::signin::{CredentialKind, SignInGuard};
 use crate::stats;
 use crate::store::{ActiveRun, IndexUsage, Store, StoreError};
@@ -36,14 +37,22 @@ struct AdminState {
     service: Arc<Service>,
     token: String,
     guard: Arc<SignInGuard>,
+    body: BodyRead,
 }
 
-/// The admin routes, guarded by `token`; wrong tokens count as failed sign-ins in `guard`.
-pub fn router(service: Arc<Service>, token: String, guard: Arc<SignInGuard>) -> Router {
+/// The admin routes, guarded by `token`; wrong tokens count as failed sign-ins in `guard`. A
+/// request's body is read by `body`'s rule, and only once the token is right.
+pub fn router(
+    service: Arc<Service>,
+    token: String,
+    guard: Arc<SignInGuard>,
+    body: BodyRead,
+) -> Router {
     let state = Arc::new(AdminState {
         service,
         token,
         guard,
+        body,
     });
     // Every route answers other methods with the API's JSON 405.
     let routes = [
@@ -151,24 +160,25 @@ fn parse_request<T>(
     parse(body).map_err(|message| Refused(StatusCode::BAD_REQUEST, message))
 }
 
-/// What every writing handler takes: the state, and the request's headers and body.
+/// What every writing handler takes: the state, and the request's headers and body (holding
+/// its share of the bodies' budget until the handler is done).
 struct Write {
     state: Arc<AdminState>,
     headers: HeaderMap,
-    body: Bytes,
+    body: ReadBody,
 }
 
 impl FromRequest<Arc<AdminState>> for Write {
     type Rejection = Response;
 
+    /// Runs after `require_admin` (a route layer), so only a request with the admin token has
+    /// its body read: within the deadline, the limit and the budget (408, 413, 503 otherwise).
     async fn from_request(request: Request, state: &Arc<AdminState>) -> Result<Self, Response> {
-        let headers = request.headers().clone();
-        let body = Bytes::from_request(request, state)
-            .await
-            .map_err(IntoResponse::into_response)?;
+        let (parts, body) = request.into_parts();
+        let body = crate::body::read_body(&state.body, &parts.headers, body).await?;
         Ok(Write {
             state: state.clone(),
-            headers,
+            headers: parts.headers,
             body,
         })
     }
@@ -187,8 +197,8 @@ impl Write {
         T: Send + 'static,
         R: Send + 'static,
     {
-        let parsed =
-            parse_request(&self.headers, &self.body, parse).map_err(IntoResponse::into_response)?;
+        let parsed = parse_request(&self.headers, &self.body.bytes, parse)
+            .map_err(IntoResponse::into_response)?;
         self.state
             .service
             .blocking(move |store| write(store, parsed))
