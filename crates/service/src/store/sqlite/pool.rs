@@ -87,11 +87,18 @@ impl SqliteStore {
             crate::datadir::create_private_dir(parent)
                 .map_err(|e| internal(format!("cannot create {}: {e}", parent.display())))?;
         }
+        // Before any file is touched: a link among them would have courier write (or re-mode)
+        // the file it points at, and another user's file is theirs to read or swap.
+        for file in crate::datadir::store_files(path) {
+            crate::datadir::check_own_file(&file).map_err(internal)?;
+        }
         // A file written from the image is already private, and has no journal files yet.
         if !super::template::create_if_missing(path, durability == Durability::Full)? {
             make_files_private(path)?;
         }
-        let mut writer = Connection::open(path)?;
+        // SQLite opens its `-wal` and `-shm` with `O_NOFOLLOW` itself; NOFOLLOW refuses a link
+        // as the database, which it would otherwise resolve and open.
+        let mut writer = Connection::open_with_flags(path, OpenFlags::default() | NO_FOLLOW)?;
         prepare(&mut writer, durability)?;
         let store = SqliteStore {
             path: path.to_path_buf(),
@@ -117,13 +124,17 @@ impl SqliteStore {
 
     /// Allocates the reserve file in full (`fallocate`, so the blocks are really taken).
     pub(super) fn allocate_reserve(&self) -> Result<(), String> {
-        let allocated = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(crate::datadir::PRIVATE_FILE_MODE)
-            .open(&self.reserve)
-            .and_then(|file| fs4::FileExt::allocate(&file, RESERVE_BYTES));
+        let allocated = crate::datadir::open_own_file(
+            &self.reserve,
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .and_then(|file| {
+            crate::datadir::tighten(&file, &self.reserve)?;
+            fs4::FileExt::allocate(&file, RESERVE_BYTES).map_err(|e| e.to_string())
+        });
         allocated.map_err(|e| {
             // A half-allocated reserve would hold space without guaranteeing any.
             let _ = std::fs::remove_file(&self.reserve);
@@ -290,7 +301,8 @@ impl SqliteStore {
                 drop(readers);
                 let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
                     | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                    | OpenFlags::SQLITE_OPEN_URI;
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | NO_FOLLOW;
                 let opened = Connection::open_with_flags(&self.path, flags)
                     .map_err(StoreError::from)
                     .and_then(|c| super::schema::configure_reader(&c).map(|()| c));
@@ -376,9 +388,14 @@ impl SqliteStore {
     }
 }
 
+/// Every connection refuses a database that is a symbolic link.
+const NO_FOLLOW: OpenFlags = OpenFlags::SQLITE_OPEN_NOFOLLOW;
+
 /// Creates the database file `0600` when it is missing (SQLite gives the `-wal` and `-shm` files
-/// it creates the database's mode) and tightens the files of an older, more open store.
+/// it creates the database's mode) and tightens the files of an older, more open store, each
+/// through its open file ([`crate::datadir::make_private`]), never by name.
 fn make_files_private(path: &Path) -> Result<(), StoreError> {
+    // `create_new` (`O_EXCL`) fails on a link as on any existing name: it follows none.
     let created = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -394,15 +411,8 @@ fn make_files_private(path: &Path) -> Result<(), StoreError> {
             )));
         }
     }
-    let mut files = vec![path.to_path_buf(), path.with_extension("reserve")];
-    for suffix in ["-wal", "-shm"] {
-        let mut name = path.as_os_str().to_owned();
-        name.push(suffix);
-        files.push(name.into());
-    }
-    for file in files {
-        crate::datadir::make_private(&file)
-            .map_err(|e| internal(format!("cannot make {} private: {e}", file.display())))?;
+    for file in crate::datadir::store_files(path) {
+        crate::datadir::make_private(&file).map_err(internal)?;
     }
     Ok(())
 }

@@ -12,7 +12,6 @@ use super::schema::prepare;
 use super::{Durability, StoreError, internal};
 use rusqlite::{Connection, MAIN_DB};
 use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -51,7 +50,8 @@ fn make_image() -> Result<Vec<u8>, StoreError> {
 pub(super) fn create_if_missing(path: &Path, flush: bool) -> Result<bool, StoreError> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
-    let has_content = |file: &Path| std::fs::metadata(file).is_ok_and(|m| m.len() > 0);
+    // Not following links: the caller has refused any among the store's files.
+    let has_content = |file: &Path| std::fs::symlink_metadata(file).is_ok_and(|m| m.len() > 0);
     // A database file of 0 bytes with a WAL holds what the WAL holds: not a new store.
     if has_content(path) || has_content(Path::new(&wal)) {
         return Ok(false);
@@ -64,13 +64,14 @@ pub(super) fn create_if_missing(path: &Path, flush: bool) -> Result<bool, StoreE
     staged.push(".new");
     let staged = Path::new(&staged);
     let target = if flush { staged } else { path };
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(crate::datadir::PRIVATE_FILE_MODE)
-        .open(target)
-        .map_err(|e| cannot("create", e))?;
+    let mut file = crate::datadir::open_own_file(
+        target,
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )
+    .map_err(internal)?;
     file.write_all(image).map_err(|e| cannot("write", e))?;
     if flush {
         file.sync_all().map_err(|e| cannot("flush", e))?;
