@@ -10,6 +10,7 @@
 //! | `COURIER_MANAGEMENT_URL` | management | the management interface address; else `COURIER_BASE_URL` |
 //! | `COURIER_CUSTOMER_ID` | management | Basic user name |
 //! | `COURIER_MANAGEMENT_KEY` | management | Basic password |
+//! | `COURIER_MAX_RESPONSE_BYTES` | both | the most bytes of one answer the client reads (`67108864`, `64MiB`; default 16 MiB) |
 //! | `SSL_CERT_FILE`, `SSL_CERT_DIR` | both (rustls) | CA roots to trust instead of the system's |
 //!
 //! **Precedence: what the code sets explicitly wins over the environment**, whatever the order
@@ -100,6 +101,8 @@ pub struct MessagingClientBuilder {
     region_url_template: Option<String>,
     auth: Option<MessagingAuth>,
     options: HttpOptions,
+    /// Whether `max_response_bytes` was set, which keeps the environment's out.
+    max_response_bytes_chosen: bool,
 }
 
 impl MessagingClientBuilder {
@@ -137,7 +140,8 @@ impl MessagingClientBuilder {
     http_option_setters!();
 
     /// Fills what is still unset from `COURIER_BASE_URL`, `COURIER_REGION`,
-    /// `COURIER_REGION_URL_TEMPLATE` and `COURIER_SERVICE_TOKEN`: explicit setters win, before
+    /// `COURIER_REGION_URL_TEMPLATE`, `COURIER_SERVICE_TOKEN` and `COURIER_MAX_RESPONSE_BYTES`
+    /// (the answer cap; a malformed value is an error naming it): explicit setters win, before
     /// or after this call. An explicit `base_url` or `region` keeps the environment's address
     /// out entirely.
     pub fn from_env(mut self) -> Result<Self, ConfigError> {
@@ -152,6 +156,11 @@ impl MessagingClientBuilder {
         }
         if self.auth.is_none() {
             self.auth = env("COURIER_SERVICE_TOKEN").map(MessagingAuth::Bearer);
+        }
+        if !self.max_response_bytes_chosen
+            && let Some(bytes) = crate::limits::max_response_bytes_from_env()?
+        {
+            self.options.max_response_bytes = bytes;
         }
         Ok(self)
     }
@@ -177,10 +186,12 @@ impl MessagingClientBuilder {
             .auth
             .ok_or_else(|| ConfigError("no service token (COURIER_SERVICE_TOKEN)".into()))?;
         let http = self.options.reqwest_client()?;
+        let limits = self.options.limits();
         let inner = MessagingInner {
             auth,
             retry: self.options.retry,
             validate_responses: self.options.validate_responses,
+            limits,
         };
         Ok(messaging::Client::new_with_client(&url, http, inner))
     }
@@ -193,6 +204,8 @@ pub struct ManagementClientBuilder {
     customer_id: Option<String>,
     management_key: Option<String>,
     options: HttpOptions,
+    /// Whether `max_response_bytes` was set, which keeps the environment's out.
+    max_response_bytes_chosen: bool,
 }
 
 impl ManagementClientBuilder {
@@ -217,7 +230,8 @@ impl ManagementClientBuilder {
 
     /// Fills what is still unset from `COURIER_MANAGEMENT_URL` (else `COURIER_BASE_URL`: one
     /// listener serves both interfaces by default), `COURIER_CUSTOMER_ID` and
-    /// `COURIER_MANAGEMENT_KEY`. Explicit setters win, before or after this call.
+    /// `COURIER_MANAGEMENT_KEY` and `COURIER_MAX_RESPONSE_BYTES` (the answer cap). Explicit setters
+    /// win, before or after this call.
     pub fn from_env(mut self) -> Result<Self, ConfigError> {
         self.base_url = self
             .base_url
@@ -227,6 +241,11 @@ impl ManagementClientBuilder {
         self.management_key = self
             .management_key
             .or_else(|| env("COURIER_MANAGEMENT_KEY"));
+        if !self.max_response_bytes_chosen
+            && let Some(bytes) = crate::limits::max_response_bytes_from_env()?
+        {
+            self.options.max_response_bytes = bytes;
+        }
         Ok(self)
     }
 
@@ -247,11 +266,13 @@ impl ManagementClientBuilder {
             "the management key (COURIER_MANAGEMENT_KEY)",
         )?;
         let http = self.options.reqwest_client()?;
+        let limits = self.options.limits();
         let inner = ManagementInner {
             customer_id,
             management_key,
             retry: self.options.retry,
             validate_responses: self.options.validate_responses,
+            limits,
         };
         Ok(management::Client::new_with_client(&url, http, inner))
     }

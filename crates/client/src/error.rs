@@ -169,6 +169,45 @@ impl StdError for CourierError {
     }
 }
 
+/// The longest text from an answer (the service's `error`, a decoding error quoting a value) an
+/// error carries whole; a longer one keeps its start and end. A hostile answer of 16 MiB must
+/// not become a 16 MiB line on someone's terminal.
+const MAX_QUOTED: usize = 1024;
+
+/// `text`, or its first two thirds and last third of [`MAX_QUOTED`] around a note of how much
+/// was left out.
+fn elided(text: String) -> String {
+    if text.len() <= MAX_QUOTED {
+        return text;
+    }
+    let mut head = MAX_QUOTED * 2 / 3;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - MAX_QUOTED / 3;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} …({} bytes left out)… {}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+}
+
+/// A cause whose message was [`elided`]: the original error would print it whole.
+#[derive(Debug)]
+struct Elided(String);
+
+impl fmt::Display for Elided {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl StdError for Elided {}
+
 /// Whether a transport failure may go away by itself: a refused or reset connection or a
 /// timeout, but not a malformed address (a builder error) and not a TLS failure such as an
 /// untrusted certificate, which rustls reports as an `InvalidData` I/O error under the
@@ -241,7 +280,7 @@ impl From<progenitor_client::Error<ErrorBody>> for CourierError {
             Error::ErrorResponse(body) => {
                 let asked = crate::retry::asked_wait(body.headers(), std::time::SystemTime::now());
                 let mut error =
-                    CourierError::new(status, body.into_inner().error, retryable_status);
+                    CourierError::new(status, elided(body.into_inner().error), retryable_status);
                 error.retry_after = asked;
                 error
             }
@@ -263,6 +302,13 @@ impl From<progenitor_client::Error<ErrorBody>> for CourierError {
                 status,
                 "the response body did not match the interface",
                 false,
+            )
+            .caused_by(Elided(elided(e.to_string()))),
+            Error::ResponseBodyError(e) if e.is_timeout() => CourierError::new(
+                status,
+                "the response body did not arrive in time (the client's timeout per attempt, \
+                 or its deadline per call)",
+                true,
             )
             .caused_by(e),
             Error::ResponseBodyError(e) => {
@@ -353,6 +399,25 @@ mod tests {
         assert!(!error.to_string().contains('\n'));
         let source = error.source().expect("the cause is kept");
         assert_eq!(source.to_string(), "the management key is not set");
+    }
+
+    #[test]
+    fn a_huge_quoted_value_is_cut_to_its_start_and_end() {
+        let hostile = format!(
+            "invalid type: string \"{}\", expected a page",
+            "a".repeat(1 << 20)
+        );
+        let short = elided(hostile);
+        assert!(short.len() < MAX_QUOTED + 100, "{}", short.len());
+        assert!(short.starts_with("invalid type: string \"aaa"), "{short}");
+        assert!(short.ends_with("aaa\", expected a page"), "{short}");
+        assert!(short.contains("bytes left out"), "{short}");
+        assert_eq!(elided("short".to_owned()), "short");
+        let wide = "é".repeat(MAX_QUOTED);
+        assert!(
+            elided(wide).contains("left out"),
+            "cut on character boundaries"
+        );
     }
 
     #[test]

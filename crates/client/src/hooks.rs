@@ -5,8 +5,11 @@
 //! (configured with `with_inner_type` in the xtask); this module's `ClientHooks`
 //! implementations apply its credentials to every request and send it with its retry policy.
 //! The generated code decodes a body with `decode_response` (the xtask reroutes progenitor's
-//! own decode there), so a validating client checks the body in the pass that decodes it.
+//! own decode there), so a validating client checks the body in the pass that decodes it, and
+//! every body is read within the client's [`Limits`]: `exec` holds each attempt to its timeout
+//! and the call to its deadline, `decode_response` reads no more than its cap.
 
+use crate::limits::Limits;
 use crate::retry::{self, RetryPolicy};
 use crate::{management, messaging};
 use base64::Engine as _;
@@ -42,6 +45,8 @@ pub struct MessagingInner {
     /// Validate every answer against the spec as it is decoded (needs the `validate`
     /// feature; without it this is ignored).
     pub validate_responses: bool,
+    /// How long each attempt and the whole call may take, and how large an answer may be.
+    pub limits: Limits,
 }
 
 /// Basic credentials of the management interface (`customer_id`, management key) and the
@@ -57,6 +62,8 @@ pub struct ManagementInner {
     /// Validate every answer against the spec as it is decoded (needs the `validate`
     /// feature; without it this is ignored).
     pub validate_responses: bool,
+    /// How long each attempt and the whole call may take, and how large an answer may be.
+    pub limits: Limits,
 }
 
 impl std::fmt::Debug for ManagementInner {
@@ -66,6 +73,7 @@ impl std::fmt::Debug for ManagementInner {
             .field("management_key", &"<redacted>")
             .field("retry", &self.retry)
             .field("validate_responses", &self.validate_responses)
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -131,21 +139,29 @@ macro_rules! client_hooks {
                 request: reqwest::Request,
                 info: &OperationInfo,
             ) -> reqwest::Result<reqwest::Response> {
-                let response = retry::execute(
+                let limits = &self.inner().limits;
+                let response = retry::execute_within(
                     self.client(),
                     request,
                     info.operation_id,
                     &self.inner().retry,
+                    limits,
                 )
                 .await?;
                 #[cfg(feature = "validate")]
                 if self.inner().validate_responses {
-                    return crate::validation::validated(info.operation_id, response).await;
+                    return crate::validation::validated(
+                        info.operation_id,
+                        response,
+                        limits.max_response_bytes,
+                    )
+                    .await;
                 }
                 Ok(response)
             }
 
-            /// A validated answer without a JSON body that broke the spec fails here.
+            /// A validated answer without a JSON body that broke the spec, or passed the cap,
+            /// fails here.
             #[cfg_attr(not(feature = "validate"), allow(unused_variables))]
             async fn post<E>(
                 &self,
@@ -156,7 +172,7 @@ macro_rules! client_hooks {
                 if let Some(message) = result
                     .as_ref()
                     .ok()
-                    .and_then(crate::validation::violations_message)
+                    .and_then(crate::validation::failure_message)
                 {
                     return Err(Error::Custom(message));
                 }
@@ -165,20 +181,28 @@ macro_rules! client_hooks {
         }
 
         impl $client {
-            /// The body of an answer decoded as `T`: what progenitor's generated code calls in
-            /// place of `ResponseValue::from_response`. A validating client checks the body
-            /// against the spec in the same pass.
-            #[cfg_attr(not(feature = "validate"), allow(unused_variables))]
+            /// The body of an answer, read up to the client's cap, decoded as `T`: what
+            /// progenitor's generated code calls in place of `ResponseValue::from_response`. A
+            /// validating client checks the body against the spec in the same pass.
             pub(crate) async fn decode_response<T: serde::de::DeserializeOwned, E>(
                 &self,
                 response: reqwest::Response,
                 info: &OperationInfo,
             ) -> Result<ResponseValue<T>, Error<E>> {
+                let max = self.inner().limits.max_response_bytes;
                 #[cfg(feature = "validate")]
                 if self.inner().validate_responses {
-                    return crate::validation::decoded(info.operation_id, response).await;
+                    return crate::validation::decoded(info.operation_id, response, max).await;
                 }
-                ResponseValue::from_response(response).await
+                let status = response.status();
+                let headers = response.headers().clone();
+                let body = crate::limits::read_body(response, max, info.operation_id)
+                    .await
+                    .map_err(crate::limits::BodyError::into_error)?;
+                match serde_json::from_slice(&body) {
+                    Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),
+                    Err(error) => Err(Error::InvalidResponsePayload(body, error)),
+                }
             }
         }
     };

@@ -1,8 +1,9 @@
-//! The HTTP side of both client builders: timeouts, retries, extra CA roots, fixed addresses
-//! and response validation (`HttpOptions`), the reqwest client made from them, and the setters
-//! every builder shares.
+//! The HTTP side of both client builders: timeouts, the deadline and the answer cap, retries,
+//! extra CA roots, fixed addresses and response validation (`HttpOptions`), the reqwest client
+//! made from them, and the setters every builder shares.
 
 use crate::config::ConfigError;
+use crate::limits::Limits;
 use crate::retry::RetryPolicy;
 use std::time::Duration;
 
@@ -11,8 +12,13 @@ use std::time::Duration;
 pub struct HttpOptions {
     /// How long establishing a connection may take.
     pub connect_timeout: Duration,
-    /// Whole-request timeout, per attempt.
+    /// Whole-request timeout, per attempt: from connecting to the answer's last byte.
     pub timeout: Duration,
+    /// How long one call may take in all: every attempt, the waits between them and reading
+    /// the answer ([`Limits::deadline`]).
+    pub deadline: Duration,
+    /// The most bytes of one answer's body the client reads ([`Limits::max_response_bytes`]).
+    pub max_response_bytes: usize,
     /// When and how often a failed request is sent again.
     pub retry: RetryPolicy,
     /// PEM bundles of extra CA certificates to trust, besides the platform's roots.
@@ -27,7 +33,9 @@ impl Default for HttpOptions {
     fn default() -> HttpOptions {
         HttpOptions {
             connect_timeout: Duration::from_secs(5),
-            timeout: Duration::from_secs(30),
+            timeout: Limits::default().timeout,
+            deadline: Limits::default().deadline,
+            max_response_bytes: Limits::default().max_response_bytes,
             retry: RetryPolicy::default(),
             root_certificates_pem: Vec::new(),
             resolve: Vec::new(),
@@ -52,6 +60,15 @@ fn with_causes(error: &dyn std::error::Error) -> String {
 }
 
 impl HttpOptions {
+    /// The bounds every call of a client made with these options keeps.
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            timeout: self.timeout,
+            deadline: self.deadline,
+            max_response_bytes: self.max_response_bytes,
+        }
+    }
+
     pub(crate) fn reqwest_client(&self) -> Result<reqwest::Client, ConfigError> {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
@@ -102,9 +119,29 @@ macro_rules! http_option_setters {
             self
         }
 
-        /// How long one attempt of a request may take in all (default 30 s).
+        /// How long one attempt of a request may take in all (default 30 s), from connecting to
+        /// the last byte of its answer.
         pub fn timeout(mut self, timeout: Duration) -> Self {
             self.options.timeout = timeout;
+            self
+        }
+
+        /// How long one call may take in all (default 60 s): every attempt, the waits between
+        /// them (backoff, `Retry-After`) and reading the answer. No attempt or wait starts that
+        /// would end after it; a call out of time fails with the last attempt's error.
+        pub fn deadline(mut self, deadline: Duration) -> Self {
+            self.options.deadline = deadline;
+            self
+        }
+
+        /// The most bytes of one answer's body the client reads (default 16 MiB,
+        /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::limits::DEFAULT_MAX_RESPONSE_BYTES)). A larger
+        /// answer fails the call with a [`CourierError`](crate::CourierError) naming the limit,
+        /// not retried: a declared `Content-Length` beyond it before a byte is read, any other
+        /// body as soon as what arrived passes it. Wins over `COURIER_MAX_RESPONSE_BYTES`.
+        pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+            self.options.max_response_bytes = bytes;
+            self.max_response_bytes_chosen = true;
             self
         }
 

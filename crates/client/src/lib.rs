@@ -53,7 +53,7 @@
 #![warn(missing_docs)]
 
 /// The README's program, compiled as a doctest (`no_run`: it needs a running service; CI runs
-/// the same program, held identical to the repository README's, against the real service; `xtask/tests/crate_readmes.rs` holds the two identical).
+/// the same program, held identical to the repository README's, against the real service; `xtask/tests/it/crate_readmes.rs` holds the two identical).
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
@@ -63,6 +63,7 @@ pub mod dlq;
 pub mod error;
 pub mod hooks;
 mod http_options;
+pub mod limits;
 pub mod retry;
 #[cfg(feature = "rustls")]
 mod tls;
@@ -88,6 +89,7 @@ pub use courier_models::DlqFilter;
 pub use dlq::Paging;
 pub use error::{CourierError, Result};
 pub use hooks::{ManagementInner, MessagingAuth, MessagingInner};
+pub use limits::Limits;
 pub use progenitor_client::{Error, ResponseValue};
 pub use retry::RetryPolicy;
 

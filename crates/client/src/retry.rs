@@ -1,7 +1,9 @@
 //! Retries for requests that are safe to repeat: connection failures, 429 and 5xx, with
-//! exponential backoff, jitter and `Retry-After`. Rotation is never retried: it is not idempotent.
+//! exponential backoff, jitter and `Retry-After`, within the call's deadline. Rotation is never
+//! retried: it is not idempotent.
 
-use std::time::Duration;
+use crate::limits::Limits;
+use std::time::{Duration, Instant};
 
 /// Whether an operation may be sent twice, from the spec's table of operations
 /// (`x-courier-idempotent`, else the method's rule). `operation_id` is as progenitor names it in
@@ -120,11 +122,50 @@ pub async fn execute(
     operation_id: &str,
     policy: &RetryPolicy,
 ) -> reqwest::Result<reqwest::Response> {
+    run(client, request, operation_id, policy, None).await
+}
+
+/// [`execute`] within `limits`: each attempt is held to `limits.timeout` (reqwest's total
+/// timeout on the request, which goes on counting while the caller reads the body), and the call
+/// to `limits.deadline`: no wait starts that would end after it, and each attempt gets at most
+/// the time left, so the body of the last one is read before the deadline too.
+pub(crate) async fn execute_within(
+    client: &reqwest::Client,
+    request: reqwest::Request,
+    operation_id: &str,
+    policy: &RetryPolicy,
+    limits: &Limits,
+) -> reqwest::Result<reqwest::Response> {
+    let deadline = Instant::now() + limits.deadline;
+    run(
+        client,
+        request,
+        operation_id,
+        policy,
+        Some((limits.timeout, deadline)),
+    )
+    .await
+}
+
+/// The loop of [`execute`], with an attempt's timeout and the call's deadline when `bounds`.
+async fn run(
+    client: &reqwest::Client,
+    request: reqwest::Request,
+    operation_id: &str,
+    policy: &RetryPolicy,
+    bounds: Option<(Duration, Instant)>,
+) -> reqwest::Result<reqwest::Response> {
     let may_retry = is_idempotent(operation_id);
     let mut attempt = 1;
     let mut waited_on_limits = Duration::ZERO;
     let mut pending = request;
+    // Whether waiting `wait` leaves time for another attempt before the deadline.
+    let fits = |wait: Duration| bounds.is_none_or(|(_, deadline)| Instant::now() + wait < deadline);
     loop {
+        if let Some((timeout, deadline)) = bounds {
+            let left = deadline.saturating_duration_since(Instant::now());
+            *pending.timeout_mut() = Some(timeout.min(left));
+        }
         let patience_left = waited_on_limits < policy.rate_limit_patience;
         let spare = if may_retry && (attempt < policy.max_attempts || patience_left) {
             pending.try_clone()
@@ -139,6 +180,9 @@ pub async fn execute(
                 match asked.filter(|after| *after <= policy.max_backoff) {
                     Some(after) if waited_on_limits + after <= policy.rate_limit_patience => {
                         let wait = with_spread(after);
+                        if !fits(wait) {
+                            return result;
+                        }
                         waited_on_limits += wait;
                         tokio::time::sleep(wait).await;
                         pending = next;
@@ -163,6 +207,9 @@ pub async fn execute(
             Err(error) if crate::error::is_transient(error) => policy.backoff(attempt - 1),
             Err(_) => return result,
         };
+        if !fits(wait) {
+            return result;
+        }
         tokio::time::sleep(wait).await;
         attempt += 1;
         pending = next;

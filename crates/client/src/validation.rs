@@ -23,6 +23,10 @@ const MARKER: &str = "courier-client contract violations:";
 #[derive(Clone)]
 struct Violations(Vec<Violation>);
 
+/// Why `exec` did not read the answer whole (it passed the cap), left for `post`.
+#[derive(Clone)]
+struct NotRead(String);
+
 /// The validator of the spec this crate was generated from, compiled once per process.
 fn validator() -> Option<&'static Validator> {
     static VALIDATOR: OnceLock<Option<Validator>> = OnceLock::new();
@@ -63,11 +67,12 @@ fn decoded_later(operation_id: &str, status: u16) -> bool {
 
 /// `response` validated as the answer of the operation progenitor calls `rust_name`, unless
 /// its body is validated as it is decoded ([`decoded`]): then it passes untouched. Otherwise it
-/// is read whole and rebuilt unchanged for the generated code, and its violations (if any) ride
-/// along in its extensions.
+/// is read whole (up to `max` bytes) and rebuilt unchanged for the generated code, and its
+/// violations (if any), or why it was not read whole, ride along in its extensions.
 pub(crate) async fn validated(
     rust_name: &str,
     response: reqwest::Response,
+    max: usize,
 ) -> reqwest::Result<reqwest::Response> {
     let operation_id = operation_id(rust_name);
     let status = response.status();
@@ -77,18 +82,30 @@ pub(crate) async fn validated(
     let version = response.version();
     let url = response.url().clone();
     let headers = response.headers().clone();
-    let body = response.bytes().await?;
+    let rebuilt = |body: bytes::Bytes| {
+        let mut rebuilt = http::Response::builder()
+            .status(status)
+            .version(version)
+            .url(url.clone())
+            .body(body)
+            .expect("the parts of a response that was just received");
+        *rebuilt.headers_mut() = headers.clone();
+        rebuilt
+    };
+    let body = match crate::limits::read_body(response, max, rust_name).await {
+        Ok(body) => body,
+        Err(crate::limits::BodyError::Read(error)) => return Err(error),
+        Err(crate::limits::BodyError::TooLarge(message)) => {
+            let mut refused = rebuilt(bytes::Bytes::new());
+            refused.extensions_mut().insert(NotRead(message));
+            return Ok(reqwest::Response::from(refused));
+        }
+    };
     let violations = match validator() {
         Some(validator) => validator.validate(operation_id, status.as_u16(), &headers, &body),
         None => no_validator(operation_id, status.as_u16()),
     };
-    let mut rebuilt = http::Response::builder()
-        .status(status)
-        .version(version)
-        .url(url)
-        .body(body)
-        .expect("the parts of a response that was just received");
-    *rebuilt.headers_mut() = headers;
+    let mut rebuilt = rebuilt(body);
     if !violations.is_empty() {
         rebuilt.extensions_mut().insert(Violations(violations));
     }
@@ -101,11 +118,14 @@ pub(crate) async fn validated(
 pub(crate) async fn decoded<T: serde::de::DeserializeOwned, E>(
     rust_name: &str,
     response: reqwest::Response,
+    max: usize,
 ) -> Result<ResponseValue<T>, Error<E>> {
     let operation_id = operation_id(rust_name);
     let status = response.status();
     let headers = response.headers().clone();
-    let body = response.bytes().await.map_err(Error::ResponseBodyError)?;
+    let body = crate::limits::read_body(response, max, rust_name)
+        .await
+        .map_err(crate::limits::BodyError::into_error)?;
     let decoded = match validator() {
         Some(validator) => validator.decode(operation_id, status.as_u16(), &headers, &body),
         None => Decoded::Invalid(no_validator(operation_id, status.as_u16())),
@@ -125,8 +145,12 @@ fn message(violations: &[Violation]) -> String {
     )
 }
 
-/// The message of the hook error for the violations `validated` found in `response`, if any.
-pub(crate) fn violations_message(response: &reqwest::Response) -> Option<String> {
+/// The message of the hook error for what `validated` found in `response`, if anything: why it
+/// was not read whole, or the violations.
+pub(crate) fn failure_message(response: &reqwest::Response) -> Option<String> {
+    if let Some(NotRead(why)) = response.extensions().get::<NotRead>() {
+        return Some(why.clone());
+    }
     let Violations(found) = response.extensions().get::<Violations>()?;
     Some(message(found))
 }
