@@ -3,8 +3,7 @@
 //! The service runs in-process ([`TestService`]) on an ephemeral port with a temporary SQLite
 //! store; data goes in through the admin API and comes out only through the generated client.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 use courier_service::time::now_ms;
 
 use common::{fails, ok};

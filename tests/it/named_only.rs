@@ -6,7 +6,7 @@
 //! stray and encoded commas, whitespace, repeated and encoded keys) and checks that the entries a
 //! bulk delete removed are always a subset of the ids the query named.
 
-mod common;
+use crate::common;
 use courier_service::time::now_ms;
 
 use courier_service::testing::TestService;

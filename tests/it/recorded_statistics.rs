@@ -3,7 +3,7 @@
 //! `POST /admin/v1/search/{id}/usage`, run metrics counted once per run, and the default period's
 //! 60 points one minute apart, all over real HTTP.
 
-mod common;
+use crate::common;
 use courier_service::time::now_ms;
 
 use courier_service::testing::TestService;

@@ -3,7 +3,7 @@
 //! `count` and `period`, a DLQ stream that owns its client and needs no pinning, and header
 //! types that do not clash with `http`'s.
 
-mod common;
+use crate::common;
 
 use common::{fails, ok};
 use courier_client::models::{FailureFunctionState, StatsPeriod, WorkflowDlqMessage};

@@ -5,7 +5,7 @@
 //! additions to listed entries, `cancel=false`, and a clear 501 for what needs a delivery engine.
 //! `scripts/official-clients.sh` runs the clients themselves.
 
-mod common;
+use crate::common;
 use courier_service::time::now_ms;
 
 use courier_service::testing::TestService;

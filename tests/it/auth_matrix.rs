@@ -18,8 +18,7 @@
 //! (credentials, rate limit, parameters, resource).
 
 mod cases;
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod operations;
 mod order_of_checks;
 mod world;

@@ -2,7 +2,7 @@
 //! answers 429 with `Burst-RateLimit-*`, `max_requests_per_day_hard` with `RateLimit-*`, both with
 //! `Retry-After`; and a client whose retries honour them.
 
-mod common;
+use crate::common;
 
 use common::fails;
 use courier_client::{RetryPolicy, messaging};
