@@ -5,7 +5,7 @@
 //! own (`scripts/pg-cluster.sh`), since stopping the shared test database would stop every
 //! other test's; run where `COURIER_TEST_POSTGRES` is set, required in CI.
 
-mod common;
+use crate::common;
 
 use courier_service::test_database::TestDatabase;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The console's login against a hostile client, on the real `courier` binary: a `next` that
 //! would break the redirect or leave the console, a huge form, and guessing at full speed.
 
-mod common;
+use crate::common;
 
 use common::Courier;
 use courier_service::signin::FAILURE_ALLOWANCE;

@@ -2,8 +2,7 @@
 //! browser: who gets in (login, cookie flags, Basic, redirects), the cross-site guard, and that
 //! its pages show what the API answers and its actions change what the API sees.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod access;
 mod pages;

@@ -8,7 +8,7 @@
 //! Without `chromium` and `chromedriver` it prints why and passes, unless
 //! `COURIER_REQUIRE_BROWSER=1` (as `.ci/run` sets it) makes that a failure.
 
-mod common;
+use crate::common;
 
 use common::Courier;
 use courier_service::demo::{DEMO_CUSTOMER_ID, DEMO_MANAGEMENT_KEY, DEMO_SERVICE_TOKEN};

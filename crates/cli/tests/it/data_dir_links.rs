@@ -5,7 +5,7 @@
 //! The links need no privilege; giving a directory or file to `nobody` needs root (chown), and
 //! without it those tests skip, unless `COURIER_REQUIRE_PRIVILEGES=1` (CI) makes that a failure.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};

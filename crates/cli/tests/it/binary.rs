@@ -1,7 +1,7 @@
 //! The real `courier` binary: starts with `serve --demo`, answers, stops cleanly on SIGTERM, and
 //! comes back with the same data.
 
-mod common;
+use crate::common;
 
 use common::Courier;
 

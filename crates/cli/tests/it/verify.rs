@@ -2,7 +2,7 @@
 //! scenario (reading and writing), and the same service behind a proxy that breaks one thing at a
 //! time fails, the report naming the scenario, the operation and the JSON pointer of each drift.
 
-mod common;
+use crate::common;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};

@@ -2,8 +2,7 @@
 //! only through `COURIER_*` variables (and flags), against `courier serve --demo` on a real
 //! socket; every command, every output format, and the exit codes scripts rely on.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::Courier;
 use courier_service::demo::{

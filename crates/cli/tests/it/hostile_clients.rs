@@ -2,7 +2,7 @@
 //! spend the account's usage, pass a declared length off as bandwidth, reach the delivery-engine
 //! routes, or guess credentials at full speed.
 
-mod common;
+use crate::common;
 
 use common::{Courier, serve_as};
 use std::process::Stdio;

@@ -6,8 +6,7 @@
 //! (`connection_string.rs`). Real processes on a real database (`COURIER_TEST_POSTGRES`; skipped
 //! with one printed line without it, required in CI).
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod connection_string;
 
 use common::{Courier, serve_on_postgres};

@@ -4,7 +4,7 @@
 //! as another user run as `nobody` through setpriv; without that privilege they skip, unless
 //! `COURIER_REQUIRE_PRIVILEGES=1` (CI) makes that a failure.
 
-mod common;
+use crate::common;
 
 use common::{Courier, courier_serve};
 use std::os::unix::fs::PermissionsExt as _;

@@ -4,8 +4,7 @@
 //! mount, no unprivileged user), the test says so on stderr and passes without it, unless
 //! `COURIER_REQUIRE_PRIVILEGES=1` (CI) makes that a failure.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod disk;
 mod startup;

@@ -5,7 +5,7 @@
 //! The banner on stdout shows the initial credentials on purpose (documented); logs go to stderr,
 //! which is what this test captures and reads.
 
-mod common;
+use crate::common;
 
 use common::Courier;
 
