@@ -78,10 +78,7 @@ impl std::str::FromStr for Region {
     }
 }
 
-/// A client could not be built from the given configuration.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
+pub use crate::error::ConfigError;
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name)
@@ -158,7 +155,8 @@ impl MessagingClientBuilder {
             self.auth = env("COURIER_SERVICE_TOKEN").map(MessagingAuth::Bearer);
         }
         if !self.max_response_bytes_chosen
-            && let Some(bytes) = crate::limits::max_response_bytes_from_env()?
+            && let Some(bytes) =
+                crate::limits::max_response_bytes_from_env().map_err(ConfigError)?
         {
             self.options.max_response_bytes = bytes;
         }
@@ -242,7 +240,8 @@ impl ManagementClientBuilder {
             .management_key
             .or_else(|| env("COURIER_MANAGEMENT_KEY"));
         if !self.max_response_bytes_chosen
-            && let Some(bytes) = crate::limits::max_response_bytes_from_env()?
+            && let Some(bytes) =
+                crate::limits::max_response_bytes_from_env().map_err(ConfigError)?
         {
             self.options.max_response_bytes = bytes;
         }

@@ -2,13 +2,17 @@
 //! [`CourierError`], whose one-line message starts with the status and the service's message
 //! and ends with the whole chain of causes.
 
-use crate::config::ConfigError;
 use courier_models::ErrorBody;
 use std::error::Error as StdError;
 use std::fmt;
 
 /// `Result` with [`CourierError`], the error of every `send()` of this crate.
 pub type Result<T, E = CourierError> = std::result::Result<T, E>;
+
+/// A client could not be built from the given configuration.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
 
 /// What went wrong talking to the service.
 ///
@@ -208,34 +212,6 @@ impl fmt::Display for Elided {
 
 impl StdError for Elided {}
 
-/// Whether a transport failure may go away by itself: a refused or reset connection or a
-/// timeout, but not a malformed address (a builder error) and not a TLS failure such as an
-/// untrusted certificate, which rustls reports as an `InvalidData` I/O error under the
-/// connect error.
-pub(crate) fn is_transient(error: &reqwest::Error) -> bool {
-    if error.is_builder() {
-        return false;
-    }
-    if !(error.is_connect() || error.is_timeout()) {
-        return false;
-    }
-    let mut cause: Option<&(dyn StdError + 'static)> = error.source();
-    while let Some(inner) = cause {
-        // io::Error's own source() skips the error it wraps, so look inside by hand.
-        let mut io = inner.downcast_ref::<std::io::Error>();
-        while let Some(current) = io {
-            if current.kind() == std::io::ErrorKind::InvalidData {
-                return false;
-            }
-            io = current
-                .get_ref()
-                .and_then(|wrapped| wrapped.downcast_ref::<std::io::Error>());
-        }
-        cause = inner.source();
-    }
-    true
-}
-
 /// progenitor's messages for a setter value it could not convert name a Rust type
 /// (``conversion to `:: std :: num :: NonZeroU64` for count failed``); say what is allowed.
 fn explain_invalid_request(message: String) -> String {
@@ -275,10 +251,11 @@ impl From<progenitor_client::Error<ErrorBody>> for CourierError {
     fn from(error: progenitor_client::Error<ErrorBody>) -> CourierError {
         use progenitor_client::Error;
         let status = error.status().map(|s| s.as_u16());
-        let retryable_status = error.status().is_some_and(crate::retry::retryable_status);
+        let retryable_status = error.status().is_some_and(crate::failure::retryable_status);
         match error {
             Error::ErrorResponse(body) => {
-                let asked = crate::retry::asked_wait(body.headers(), std::time::SystemTime::now());
+                let asked =
+                    crate::failure::asked_wait(body.headers(), std::time::SystemTime::now());
                 let mut error =
                     CourierError::new(status, elided(body.into_inner().error), retryable_status);
                 error.retry_after = asked;
@@ -290,7 +267,7 @@ impl From<progenitor_client::Error<ErrorBody>> for CourierError {
                 } else {
                     "could not reach the service"
                 };
-                let retryable = is_transient(&e) || retryable_status;
+                let retryable = crate::failure::is_transient(&e) || retryable_status;
                 CourierError::new(status, what, retryable).caused_by(e)
             }
             Error::UnexpectedResponse(response) => CourierError::new(

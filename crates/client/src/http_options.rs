@@ -2,7 +2,7 @@
 //! extra CA roots, fixed addresses and response validation (`HttpOptions`), the reqwest client
 //! made from them, and the setters every builder shares.
 
-use crate::config::ConfigError;
+use crate::error::ConfigError;
 use crate::limits::Limits;
 use crate::retry::RetryPolicy;
 use std::time::Duration;

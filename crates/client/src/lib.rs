@@ -61,6 +61,7 @@ pub struct ReadmeDoctests;
 pub mod config;
 pub mod dlq;
 pub mod error;
+mod failure;
 pub mod hooks;
 mod http_options;
 pub mod limits;

@@ -10,7 +10,6 @@
 //! up to [`Limits::max_response_bytes`]: a declared `Content-Length` beyond it is refused before
 //! a byte is read, a body without one as soon as what arrived passes it.
 
-use crate::config::ConfigError;
 use bytes::{Bytes, BytesMut};
 use std::time::Duration;
 
@@ -116,7 +115,7 @@ pub(crate) async fn read_body(
 }
 
 /// [`MAX_RESPONSE_BYTES_VARIABLE`]'s value, when it is set.
-pub(crate) fn max_response_bytes_from_env() -> Result<Option<usize>, ConfigError> {
+pub(crate) fn max_response_bytes_from_env() -> Result<Option<usize>, String> {
     let Some(text) = std::env::var(MAX_RESPONSE_BYTES_VARIABLE)
         .ok()
         .filter(|value| !value.trim().is_empty())
@@ -124,11 +123,11 @@ pub(crate) fn max_response_bytes_from_env() -> Result<Option<usize>, ConfigError
         return Ok(None);
     };
     parse_amount(&text).map(Some).ok_or_else(|| {
-        ConfigError(format!(
+        format!(
             "{MAX_RESPONSE_BYTES_VARIABLE} must be a number of bytes of at least 1, alone or \
              followed by KiB, MiB or GiB (e.g. 67108864 or 64MiB), not `{}`",
             text.trim()
-        ))
+        )
     })
 }
 

@@ -2,6 +2,8 @@
 //! exponential backoff, jitter and `Retry-After`, within the call's deadline. Rotation is never
 //! retried: it is not idempotent.
 
+use crate::failure::is_transient;
+pub use crate::failure::{asked_wait, retry_after, retryable_status};
 use crate::limits::Limits;
 use std::time::{Duration, Instant};
 
@@ -71,44 +73,6 @@ impl RetryPolicy {
             None => Some(self.backoff(retry)),
         }
     }
-}
-
-/// Whether a status is worth another attempt: 429 and 5xx, except 501 (the implementation
-/// does not provide the operation, and will not by the next attempt).
-pub fn retryable_status(status: reqwest::StatusCode) -> bool {
-    status == reqwest::StatusCode::TOO_MANY_REQUESTS
-        || (status.is_server_error() && status != reqwest::StatusCode::NOT_IMPLEMENTED)
-}
-
-/// `Retry-After` in seconds (the HTTP-date form is not used by the interface).
-pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    number(headers, reqwest::header::RETRY_AFTER.as_str()).map(Duration::from_secs)
-}
-
-fn number(headers: &reqwest::header::HeaderMap, name: &str) -> Option<u64> {
-    headers.get(name)?.to_str().ok()?.trim().parse().ok()
-}
-
-/// How long a 429 asks to wait (`docs/decisions.md#d18-rate-limit-headers`): `Retry-After`, else
-/// the end of the exhausted window, the daily one (`RateLimit-*`, present only when the daily limit
-/// refused) before the per-second one (`Burst-RateLimit-*`), whose `*-Reset` are Unix seconds.
-pub fn asked_wait(
-    headers: &reqwest::header::HeaderMap,
-    now: std::time::SystemTime,
-) -> Option<Duration> {
-    if let Some(after) = retry_after(headers) {
-        return Some(after);
-    }
-    let now = now.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
-    let until =
-        |reset: &str| number(headers, reset).map(|at| Duration::from_secs(at.saturating_sub(now)));
-    if number(headers, "ratelimit-remaining") == Some(0) {
-        return until("ratelimit-reset");
-    }
-    if number(headers, "burst-ratelimit-remaining") == Some(0) {
-        return until("burst-ratelimit-reset");
-    }
-    None
 }
 
 /// Sends `request`, retrying per `policy` when the operation is idempotent.
@@ -204,7 +168,7 @@ async fn run(
                 }
             }
             Ok(_) => return result,
-            Err(error) if crate::error::is_transient(error) => policy.backoff(attempt - 1),
+            Err(error) if is_transient(error) => policy.backoff(attempt - 1),
             Err(_) => return result,
         };
         if !fits(wait) {
