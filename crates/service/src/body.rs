@@ -131,7 +131,7 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 /// the budget cannot hold it (a declared length is taken from the budget before a byte is
 /// read, a chunked body as it arrives), 408 when it is not in by the deadline, 400 when the
 /// connection failed. After a 413 or 503 the rest of the body is read and thrown away
-/// ([`discard_the_rest`]), so a client that sends its whole body before it reads (most do)
+/// (`discard_the_rest`), so a client that sends its whole body before it reads (most do)
 /// gets the answer, where closing at once would reset the connection under it.
 pub async fn read_body(
     rule: &BodyRead,
