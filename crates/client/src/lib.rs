@@ -73,12 +73,12 @@ mod validation;
 pub mod values;
 
 #[rustfmt::skip]
-#[allow(clippy::all, unused_imports, missing_docs, dead_code)]
+#[allow(clippy::all, unused_imports, missing_docs, dead_code, unreachable_pub)]
 #[path = "generated/messaging.rs"]
 mod messaging_generated;
 
 #[rustfmt::skip]
-#[allow(clippy::all, unused_imports, missing_docs, dead_code)]
+#[allow(clippy::all, unused_imports, missing_docs, dead_code, unreachable_pub)]
 #[path = "generated/management.rs"]
 mod management_generated;
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 mod leading_flags;
 
-pub use leading_flags::leading_flags_after_the_group;
+pub(super) use leading_flags::leading_flags_after_the_group;
 
 /// Options every client command takes: before the command group (`courier --base-url URL dlq
 /// list`, see [`leading_flags_after_the_group`]) or anywhere after it.

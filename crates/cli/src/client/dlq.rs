@@ -150,7 +150,7 @@ pub struct PurgeArgs {
     pub cursor: Option<String>,
 }
 
-pub async fn run(
+pub(super) async fn run(
     client: &messaging::Client,
     command: DlqCommand,
     output: &mut Output,

@@ -30,7 +30,7 @@ impl OutputFormat {
 
 /// Whether to colour what goes to a stream: only a terminal, and never with `NO_COLOR` set to
 /// anything non-empty (<https://no-color.org>).
-pub fn colour_for(terminal: bool) -> bool {
+pub(super) fn colour_for(terminal: bool) -> bool {
     terminal && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
 }
 
@@ -164,7 +164,7 @@ const SECOND_FIELDS: [&str; 2] = ["creation_time", "last_plan_upgrade_time"];
 
 /// One field for a table cell: timestamps with their date, header maps one per line, series of
 /// data points as a sparkline, anything else as compact JSON.
-pub fn render_value(key: &str, value: &Value) -> String {
+pub(super) fn render_value(key: &str, value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
         Value::Number(number) => match number.as_i64() {
@@ -205,7 +205,7 @@ pub fn render_value(key: &str, value: &Value) -> String {
 }
 
 /// `▁▂█▅ (60 points, max 12, last 3)`.
-pub fn summarise_series(values: &[f64]) -> String {
+pub(super) fn summarise_series(values: &[f64]) -> String {
     let max = values.iter().copied().fold(0.0_f64, f64::max);
     let last = values.last().copied().unwrap_or(0.0);
     format!(
@@ -218,11 +218,11 @@ pub fn summarise_series(values: &[f64]) -> String {
 }
 
 /// Columns a sparkline may take: 60 points fit, 240 (the `30d` period) are folded.
-pub const SPARKLINE_WIDTH: usize = 60;
+pub(super) const SPARKLINE_WIDTH: usize = 60;
 
 /// A bar of block characters, one per point, scaled from zero to the largest value; longer
 /// series are folded to `width` columns keeping each column's largest value, so spikes show.
-pub fn sparkline(values: &[f64], width: usize) -> String {
+pub(super) fn sparkline(values: &[f64], width: usize) -> String {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     if values.is_empty() || width == 0 {
         return String::new();
@@ -247,7 +247,7 @@ pub fn sparkline(values: &[f64], width: usize) -> String {
 }
 
 /// A number without a needless `.0`.
-pub fn number(value: f64) -> String {
+pub(super) fn number(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{}", value as i64)
     } else {
@@ -256,7 +256,7 @@ pub fn number(value: f64) -> String {
 }
 
 /// Unix milliseconds as `2025-10-23 17:34:05 UTC`.
-pub fn utc(ms: i64) -> String {
+pub(super) fn utc(ms: i64) -> String {
     courier_service::time::utc_seconds(ms).unwrap_or_else(|| ms.to_string())
 }
 

@@ -11,12 +11,12 @@ use std::time::Duration;
 /// Set once Ctrl-C was pressed; the command checks it between pages. A second Ctrl-C exits at
 /// once, for when a request hangs.
 #[derive(Clone)]
-pub struct Interrupt(Arc<AtomicBool>);
+pub(super) struct Interrupt(Arc<AtomicBool>);
 
 impl Interrupt {
     /// Takes over SIGINT for the rest of the process. On Unix the handler is registered before
     /// this returns, so a Ctrl-C right after the first page is never missed.
-    pub fn install() -> Interrupt {
+    pub(super) fn install() -> Interrupt {
         let requested = Arc::new(AtomicBool::new(false));
         let flag = requested.clone();
         #[cfg(unix)]
@@ -42,12 +42,12 @@ impl Interrupt {
         Interrupt(requested)
     }
 
-    pub fn requested(&self) -> bool {
+    pub(super) fn requested(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
 
     /// The failure that reports where to resume.
-    pub fn stopped_at(cursor: &str) -> Failure {
+    pub(super) fn stopped_at(cursor: &str) -> Failure {
         Failure::new(
             Exit::Interrupted,
             format!("interrupted; resume with --cursor {cursor}"),
@@ -57,7 +57,7 @@ impl Interrupt {
 
 /// A spinner with a running count on stderr when stderr is a terminal; nothing otherwise, so
 /// pipes and logs stay clean.
-pub fn spinner() -> ProgressBar {
+pub(super) fn spinner() -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -6,7 +6,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 /// Goes on when `yes` was given or the person at the terminal answers y; refuses (exit 2) when
 /// stdin is not a terminal, so a script never deletes by accident of a missing flag.
-pub fn confirm(question: &str, yes: bool) -> Result<(), Failure> {
+pub(super) fn confirm(question: &str, yes: bool) -> Result<(), Failure> {
     if yes {
         return Ok(());
     }

@@ -58,7 +58,7 @@ pub enum TokenCommand {
     },
 }
 
-pub async fn runs(
+pub(super) async fn runs(
     client: &messaging::Client,
     RunsCommand::Cancel { run_ids }: RunsCommand,
     output: &mut Output,
@@ -73,7 +73,7 @@ pub async fn runs(
 /// Sends one request per id (cancel a run, delete an entry), going on past failures: each
 /// success is an ndjson line `{key: id, done: true}`, each failure a line on stderr, and the
 /// count `{done: n}` (or `done n`) ends the output; the exit code is the first failure's.
-pub async fn one_by_one<Fut>(
+pub(super) async fn one_by_one<Fut>(
     ids: Vec<String>,
     (key, done): (&str, &str),
     output: &mut Output,
@@ -112,7 +112,7 @@ where
 
 /// `token rotate`. Without `--output` the new token is the whole of stdout, so that a pipe or a
 /// `$(…)` cannot lose it in a table; the account record is there on request.
-pub async fn token(
+pub(super) async fn token(
     client: &management::Client,
     TokenCommand::Rotate { yes, export }: TokenCommand,
     output: &mut Output,

@@ -37,7 +37,7 @@ fn parse_period(text: &str) -> Result<StatsPeriod, String> {
     })
 }
 
-pub async fn run(
+pub(super) async fn run(
     client: &management::Client,
     command: StatsCommand,
     output: &mut Output,

@@ -70,7 +70,7 @@ pub enum ReportFormat {
 /// Runs the chosen scenarios, prints the report, and fails when the run did not pass: exit 1
 /// when a scenario failed or was inconclusive (unless allowed), 6 when the service could not
 /// be reached at all.
-pub async fn run(common: &CommonArgs, args: VerifyArgs) -> Result<(), Failure> {
+pub(super) async fn run(common: &CommonArgs, args: VerifyArgs) -> Result<(), Failure> {
     if args.list_scenarios {
         for info in courier_verify::catalogue() {
             let flags = match (info.writes, info.opt_in) {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// The flags that fix an account's credentials instead of letting the service draw them:
 /// service token, customer id, management key and admin token, in that order.
-pub fn credentials(
+pub(crate) fn credentials(
     [service_token, customer_id, management_key, admin_token]: [&'static str; 4],
 ) -> [&'static str; 8] {
     [
@@ -26,7 +26,7 @@ pub fn credentials(
 
 /// `courier serve` with the account's credentials fixed (see [`credentials`]), logging at
 /// `log_level` to `stderr`, started.
-pub fn serve_as(
+pub(crate) fn serve_as(
     data_dir: &std::path::Path,
     account: [&'static str; 4],
     log_level: &str,
@@ -42,7 +42,7 @@ pub fn serve_as(
 /// `courier serve --listen 127.0.0.1:0 --data-dir DATA_DIR`, stdout piped for the banner. An
 /// existing `data_dir` is made private first (`0700`): courier refuses one that other users can
 /// reach, and a temporary directory is not always created private.
-pub fn courier_serve(data_dir: &std::path::Path) -> Command {
+pub(crate) fn courier_serve(data_dir: &std::path::Path) -> Command {
     make_private(data_dir);
     let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));
     command
@@ -60,7 +60,7 @@ pub fn courier_serve(data_dir: &std::path::Path) -> Command {
 /// `courier serve --listen 127.0.0.1:0` with `COURIER_STORE` (a PostgreSQL connection string)
 /// and the account's credentials (as [`credentials`] orders them) in its environment, its log at `warn` on the test's stderr,
 /// started: one of several processes serving one service.
-pub fn serve_on_postgres(
+pub(crate) fn serve_on_postgres(
     store: &str,
     [service_token, customer_id, management_key, admin_token]: [&'static str; 4],
 ) -> Courier {
@@ -87,7 +87,7 @@ pub fn serve_on_postgres(
 
 /// `courier serve --demo` with the admin API (`admin_token`) in a new temporary data directory,
 /// its log on the test's stderr: the service the client-side tests run against.
-pub fn serve_demo(admin_token: &str) -> (tempfile::TempDir, Courier) {
+pub(crate) fn serve_demo(admin_token: &str) -> (tempfile::TempDir, Courier) {
     let data = tempfile::tempdir().expect("tempdir");
     let courier = Courier::spawn(
         courier_serve(data.path())
@@ -99,7 +99,7 @@ pub fn serve_demo(admin_token: &str) -> (tempfile::TempDir, Courier) {
 }
 
 /// Sets `dir` to mode `0700` when it exists.
-pub fn make_private(dir: &std::path::Path) {
+pub(crate) fn make_private(dir: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt as _;
     if dir.is_dir() {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
@@ -108,7 +108,7 @@ pub fn make_private(dir: &std::path::Path) {
 }
 
 /// A started `courier serve`, killed when dropped (so a failing test leaves no process behind).
-pub struct Courier {
+pub(crate) struct Courier {
     pub child: Child,
     /// The messaging base URL from the banner.
     pub base: String,
@@ -118,7 +118,7 @@ pub struct Courier {
 
 impl Courier {
     /// Spawns `command` (from [`courier_serve`]) and reads the addresses from its banner.
-    pub fn spawn(command: &mut Command) -> Courier {
+    pub(crate) fn spawn(command: &mut Command) -> Courier {
         let mut child = command.spawn().expect("the courier binary starts");
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut lines = BufReader::new(stdout).lines();
@@ -143,7 +143,7 @@ impl Courier {
     }
 
     /// Sends `signal` (`-TERM`, `-KILL`) with kill(1).
-    pub fn signal(&self, signal: &str) {
+    pub(crate) fn signal(&self, signal: &str) {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill")
             .args([signal, &pid])
@@ -153,7 +153,7 @@ impl Courier {
     }
 
     /// SIGTERM, then the exit status, waiting at most 20 s.
-    pub fn terminate(&mut self) -> ExitStatus {
+    pub(crate) fn terminate(&mut self) -> ExitStatus {
         self.signal("-TERM");
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
@@ -178,12 +178,12 @@ impl Drop for Courier {
 
 /// The variable that makes a missing privilege (root for a mount, `setpriv` to switch to
 /// another user) fail a test instead of skipping it; CI sets it.
-pub const REQUIRE_PRIVILEGES: &str = "COURIER_REQUIRE_PRIVILEGES";
+pub(crate) const REQUIRE_PRIVILEGES: &str = "COURIER_REQUIRE_PRIVILEGES";
 
 /// Called where a test cannot arrange what it needs because the machine does not allow it
 /// (`why`): fails the test when [`REQUIRE_PRIVILEGES`] is `1`, else says SKIPPED on stderr so
 /// the caller can return.
-pub fn missing_privilege(why: &str) {
+pub(crate) fn missing_privilege(why: &str) {
     if std::env::var(REQUIRE_PRIVILEGES).as_deref() == Ok("1") {
         panic!("{REQUIRE_PRIVILEGES}=1, but this test cannot run here: {why}");
     }
@@ -191,7 +191,7 @@ pub fn missing_privilege(why: &str) {
 }
 
 /// `program` as the unprivileged user `nobody` (uid and gid 65534, no groups), through setpriv.
-pub fn as_nobody(program: impl AsRef<std::ffi::OsStr>) -> Command {
+pub(crate) fn as_nobody(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut command = Command::new("setpriv");
     command
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
@@ -201,7 +201,7 @@ pub fn as_nobody(program: impl AsRef<std::ffi::OsStr>) -> Command {
 
 /// Whether this process can switch to `nobody`; reports the missing privilege
 /// ([`missing_privilege`]) and answers `false` when it cannot.
-pub fn can_switch_to_nobody() -> bool {
+pub(crate) fn can_switch_to_nobody() -> bool {
     match as_nobody("true").output() {
         Ok(output) if output.status.success() => true,
         Ok(output) => {
@@ -220,7 +220,7 @@ pub fn can_switch_to_nobody() -> bool {
 
 /// Inserts the entries numbered `numbers` through the admin API at `base` (admin token `admin`),
 /// labelled `label`: entry `n` has dlqId `e{n:06}` and workflowRunId `wfr_{n}`.
-pub async fn insert_entries(
+pub(crate) async fn insert_entries(
     http: &reqwest::Client,
     base: &str,
     admin: &str,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// Resident memory of a process, in KiB.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Memory {
+pub(crate) struct Memory {
     pub rss_kib: u64,
     pub anon_kib: u64,
 }
@@ -37,7 +37,7 @@ impl std::fmt::Display for Memory {
 }
 
 /// `VmRSS` and `RssAnon` of `/proc/PID/status`.
-pub fn memory(pid: u32) -> Memory {
+pub(crate) fn memory(pid: u32) -> Memory {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let field = |name: &str| {
         status
@@ -54,18 +54,18 @@ pub fn memory(pid: u32) -> Memory {
 }
 
 /// How many descriptors the process has open.
-pub fn open_descriptors(pid: u32) -> usize {
+pub(crate) fn open_descriptors(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
 }
 
 /// Samples a process's memory every 20 ms on a thread until [`Peak::stop`]: the highest figures.
-pub struct Peak {
+pub(crate) struct Peak {
     stop: Arc<AtomicBool>,
     sampler: std::thread::JoinHandle<Memory>,
 }
 
 impl Peak {
-    pub fn sample(pid: u32) -> Peak {
+    pub(crate) fn sample(pid: u32) -> Peak {
         let stop = Arc::new(AtomicBool::new(false));
         let sampler = {
             let stop = stop.clone();
@@ -81,14 +81,14 @@ impl Peak {
         Peak { stop, sampler }
     }
 
-    pub fn stop(self) -> Memory {
+    pub(crate) fn stop(self) -> Memory {
         self.stop.store(true, Ordering::SeqCst);
         self.sampler.join().expect("the sampler thread")
     }
 }
 
 /// Growth from `before` to `after` in MiB: (`VmRSS`, `RssAnon`).
-pub fn growth_mib(before: Memory, after: Memory) -> (f64, f64) {
+pub(crate) fn growth_mib(before: Memory, after: Memory) -> (f64, f64) {
     let mib = |after: u64, before: u64| (after as f64 - before as f64) / 1024.0;
     (
         mib(after.rss_kib, before.rss_kib),
@@ -98,7 +98,7 @@ pub fn growth_mib(before: Memory, after: Memory) -> (f64, f64) {
 
 /// Whether `answer` holds an HTTP response's head and its whole body: as much as its
 /// `content-length` says, or a chunked body's last chunk.
-pub fn answer_complete(answer: &[u8]) -> bool {
+pub(crate) fn answer_complete(answer: &[u8]) -> bool {
     let text = String::from_utf8_lossy(answer);
     let Some((head, body)) = text.split_once("\r\n\r\n") else {
         return false;
@@ -119,7 +119,7 @@ pub fn answer_complete(answer: &[u8]) -> bool {
 }
 
 /// The soft limit of open descriptors of this (the test's) process.
-pub fn own_descriptor_limit() -> usize {
+pub(crate) fn own_descriptor_limit() -> usize {
     std::fs::read_to_string("/proc/self/limits")
         .unwrap_or_default()
         .lines()

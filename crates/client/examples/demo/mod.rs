@@ -4,7 +4,7 @@
 
 use courier_client::messaging;
 
-pub fn messaging_client() -> Result<messaging::Client, Box<dyn std::error::Error>> {
+pub(crate) fn messaging_client() -> Result<messaging::Client, Box<dyn std::error::Error>> {
     let base_url =
         std::env::var("COURIER_BASE_URL").unwrap_or_else(|_| "http://127.0.0.1:8080".into());
     let token =

@@ -8,7 +8,7 @@ const STYLESHEET: &str = include_str!("assets/console.css");
 const SCRIPT: &str = include_str!("assets/console.js");
 
 /// `GET /console/assets/{name}`: public, since they hold no data (the login page needs them).
-pub async fn serve(Path(name): Path<String>) -> Response {
+pub(super) async fn serve(Path(name): Path<String>) -> Response {
     let (body, content_type) = match name.as_str() {
         "console.css" => (STYLESHEET, "text/css; charset=utf-8"),
         "console.js" => (SCRIPT, "text/javascript; charset=utf-8"),

@@ -36,7 +36,7 @@ pub(crate) const MAX_FORM_BYTES: usize = 16 * 1024;
 /// Lets a request through with a [`Viewer`] extension, or answers: a browser without
 /// credentials is sent to the login page, wrong Basic credentials get 401, and a POST that
 /// fails the cross-site checks gets 403.
-pub async fn require_viewer(
+pub(super) async fn require_viewer(
     State(console): State<Arc<Console>>,
     jar: CookieJar,
     request: Request,
@@ -233,7 +233,7 @@ fn has_dot_segment(target: &str) -> bool {
 }
 
 /// `GET /console/login`: the form, or straight on when already signed in.
-pub async fn login_page(
+pub(super) async fn login_page(
     State(console): State<Arc<Console>>,
     jar: CookieJar,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
@@ -253,7 +253,7 @@ pub async fn login_page(
 /// `POST /console/login`: checks the management credentials and opens a session. The form is
 /// read up to the console's form limit; a client the sign-in guard keeps waiting gets 429 before
 /// its credentials are compared, and a wrong one counts as a failed sign-in of its address.
-pub async fn login(
+pub(super) async fn login(
     State(console): State<Arc<Console>>,
     jar: CookieJar,
     request: Request,
@@ -320,7 +320,7 @@ pub async fn login(
 }
 
 /// `POST /console/logout`: ends the session and clears the cookie.
-pub async fn logout(
+pub(super) async fn logout(
     State(console): State<Arc<Console>>,
     jar: CookieJar,
     axum::Extension(viewer): axum::Extension<Viewer>,

@@ -7,7 +7,7 @@ use maud::{Markup, html};
 
 /// One bar.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Point {
+pub(super) struct Point {
     /// The axis label (a day of the month, a time of day).
     pub tick: String,
     /// The full label of the tooltip and the table.
@@ -19,7 +19,7 @@ pub struct Point {
 
 /// One chart's data.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Series {
+pub(super) struct Series {
     /// Stable id for the page (`data-series`), e.g. `daily_requests.workflow_run`.
     pub id: String,
     pub title: String,
@@ -27,7 +27,7 @@ pub struct Series {
 }
 
 /// A series point from the API's `x` (`YYYY-MM-DD HH:MM:SS.mmm +0000 UTC`).
-pub fn point(x: &str, value: f64, by_day: bool) -> Point {
+pub(super) fn point(x: &str, value: f64, by_day: bool) -> Point {
     let date = x.get(..10).unwrap_or(x);
     let clock = x.get(11..16).unwrap_or("");
     let weekday = weekday(date);
@@ -97,7 +97,7 @@ const TOP: f64 = 10.0;
 const BOTTOM: f64 = 22.0;
 
 /// The chart of one series: a figure with the SVG, a hover readout and the values table.
-pub fn render(series: &Series) -> Markup {
+pub(super) fn render(series: &Series) -> Markup {
     let plot_width = WIDTH - LEFT - RIGHT;
     let plot_height = HEIGHT - TOP - BOTTOM;
     let count = series.points.len().max(1);

@@ -21,14 +21,14 @@ struct Session {
 
 /// The open sessions, by id: in memory, or in the store when other processes share it.
 #[derive(Default)]
-pub struct Sessions {
+pub(super) struct Sessions {
     here: Mutex<HashMap<String, Session>>,
     shared: Option<Arc<crate::api::Service>>,
 }
 
 impl Sessions {
     /// The sessions of `service`'s console: in its store when other processes share it.
-    pub fn of(service: &Arc<crate::api::Service>) -> Sessions {
+    pub(super) fn of(service: &Arc<crate::api::Service>) -> Sessions {
         Sessions {
             here: Mutex::default(),
             shared: service.store().shared().then(|| service.clone()),
@@ -102,7 +102,7 @@ impl Sessions {
     }
 
     /// Leaves a one-time notice for the viewer's next page.
-    pub async fn set_flash(&self, viewer: &Viewer, message: String) {
+    pub(super) async fn set_flash(&self, viewer: &Viewer, message: String) {
         let Viewer::Session { id, .. } = viewer else {
             return;
         };
@@ -118,7 +118,7 @@ impl Sessions {
     }
 
     /// The viewer's one-time notice, taken.
-    pub async fn take_flash(&self, viewer: &Viewer) -> Option<String> {
+    pub(super) async fn take_flash(&self, viewer: &Viewer) -> Option<String> {
         let Viewer::Session { id, .. } = viewer else {
             return None;
         };

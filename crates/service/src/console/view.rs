@@ -8,7 +8,7 @@ use maud::{DOCTYPE, Markup, html};
 
 /// The sections of the navigation bar.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Section {
+pub(super) enum Section {
     Dlq,
     Topics,
     Search,
@@ -40,7 +40,7 @@ fn head(title: &str) -> Markup {
 }
 
 /// A whole signed-in page with navigation, the one-time notice, and `body`.
-pub fn page(
+pub(super) fn page(
     status: StatusCode,
     title: &str,
     section: Option<Section>,
@@ -89,7 +89,7 @@ pub fn page(
 }
 
 /// The hidden CSRF field of a POST form (nothing for a Basic viewer).
-pub fn csrf_field(viewer: &Viewer) -> Markup {
+pub(super) fn csrf_field(viewer: &Viewer) -> Markup {
     html! {
         @if let Some(token) = viewer.csrf() {
             input type="hidden" name=(CSRF_FIELD) value=(token);
@@ -97,7 +97,7 @@ pub fn csrf_field(viewer: &Viewer) -> Markup {
     }
 }
 
-pub fn html_response(status: StatusCode, markup: Markup) -> Response {
+pub(super) fn html_response(status: StatusCode, markup: Markup) -> Response {
     let mut response = (status, markup.into_string()).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -153,7 +153,7 @@ pub fn login(
 }
 
 /// An error page that needs no session (the login link is there to recover).
-pub fn error_page(status: StatusCode, title: &str, message: &str) -> Response {
+pub(super) fn error_page(status: StatusCode, title: &str, message: &str) -> Response {
     bare(
         status,
         title,
@@ -168,7 +168,7 @@ pub fn error_page(status: StatusCode, title: &str, message: &str) -> Response {
 }
 
 /// 401; with `challenge`, a Basic challenge for scripts whose credentials were wrong.
-pub fn unauthorized(message: &str, challenge: bool) -> Response {
+pub(super) fn unauthorized(message: &str, challenge: bool) -> Response {
     let mut response = error_page(StatusCode::UNAUTHORIZED, "Not signed in", message);
     if challenge {
         response.headers_mut().insert(
@@ -180,7 +180,7 @@ pub fn unauthorized(message: &str, challenge: bool) -> Response {
 }
 
 /// Percent-encodes a query value or path segment (everything but RFC 3986's unreserved set).
-pub fn encode_component(value: &str) -> String {
+pub(super) fn encode_component(value: &str) -> String {
     const RESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
         .remove(b'-')
         .remove(b'_')
@@ -190,12 +190,12 @@ pub fn encode_component(value: &str) -> String {
 }
 
 /// `2025-10-23 17:34:05 UTC` of Unix milliseconds.
-pub fn utc_text(ms: i64) -> String {
+pub(super) fn utc_text(ms: i64) -> String {
     crate::time::utc_seconds(ms).unwrap_or_else(|| format!("{ms} ms"))
 }
 
 /// `3 h ago` / `in 5 min`: how far `ms` is from `now_ms`, in the largest whole unit.
-pub fn relative(ms: i64, now_ms: i64) -> String {
+pub(super) fn relative(ms: i64, now_ms: i64) -> String {
     let seconds = (now_ms - ms) / 1000;
     let (amount, future) = (seconds.unsigned_abs(), seconds < 0);
     let text = match amount {
@@ -212,7 +212,7 @@ pub fn relative(ms: i64, now_ms: i64) -> String {
 }
 
 /// A time in UTC that the script turns into the reader's local time, with how long ago.
-pub fn moment(ms: i64, now_ms: i64) -> Markup {
+pub(super) fn moment(ms: i64, now_ms: i64) -> Markup {
     let iso = match time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000) {
         Ok(at) => at
             .format(&time::format_description::well_known::Rfc3339)
@@ -227,7 +227,7 @@ pub fn moment(ms: i64, now_ms: i64) -> Markup {
 }
 
 /// A header map as a table (or "none").
-pub fn headers_table(caption: &str, headers: Option<&courier_models::Headers>) -> Markup {
+pub(super) fn headers_table(caption: &str, headers: Option<&courier_models::Headers>) -> Markup {
     html! {
         @match headers.filter(|h| !h.is_empty()) {
             None => p.muted { (caption) ": none" },
@@ -251,7 +251,7 @@ const HEX_DUMP_LIMIT: usize = 4096;
 
 /// A body as stored: text as text (JSON pretty-printed), binary as a hex dump and base64 with
 /// its size, or "empty".
-pub fn body(caption: &str, text: Option<&str>, base64: Option<&str>) -> Markup {
+pub(super) fn body(caption: &str, text: Option<&str>, base64: Option<&str>) -> Markup {
     if let Some(text) = text {
         let pretty = serde_json::from_str::<serde_json::Value>(text)
             .ok()
@@ -319,7 +319,7 @@ fn hex_dump(bytes: &[u8]) -> String {
 }
 
 /// A number for people: integers without a fraction, others with two decimals.
-pub fn number(value: f64) -> String {
+pub(super) fn number(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{}", value as i64)
     } else {

@@ -8,7 +8,7 @@ use super::CommonArgs;
 /// a flag of a group only after the group's name, and a top-level copy of the flags would clash
 /// with `serve`'s own `--service-token`. Flags before `serve` or anything else stay where they
 /// are, and clap refuses them there.
-pub fn leading_flags_after_the_group(args: Vec<String>, groups: &[&str]) -> Vec<String> {
+pub(crate) fn leading_flags_after_the_group(args: Vec<String>, groups: &[&str]) -> Vec<String> {
     let command = <CommonArgs as clap::Args>::augment_args(clap::Command::new("courier"));
     // Whether `token` is one of the flags, and whether its value is the next token.
     let takes_value = |token: &str| -> Option<bool> {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub fn dlq_message_json() -> Value {
+pub(super) fn dlq_message_json() -> Value {
     json!({
         "dlqId": "dlq-0001",
         "workflowUrl": "https://app.example/api/workflow",
@@ -26,7 +26,7 @@ pub fn dlq_message_json() -> Value {
     })
 }
 
-pub fn failed_run_json() -> Value {
+pub(super) fn failed_run_json() -> Value {
     json!({
         "messageId": "msg_9",
         "dlqId": "dlq 1/a",
@@ -56,7 +56,7 @@ pub fn failed_run_json() -> Value {
     })
 }
 
-pub fn url_group_json() -> Value {
+pub(super) fn url_group_json() -> Value {
     json!({
         "createdAt": 1_700_000_000_000_i64,
         "updatedAt": 1_700_000_100_000_i64,
@@ -68,7 +68,7 @@ pub fn url_group_json() -> Value {
     })
 }
 
-pub fn search_index_json() -> Value {
+pub(super) fn search_index_json() -> Value {
     json!({
         "customer_id": CUSTOMER_ID,
         "id": "3f6c1b9e-8a4d-4c2e-9b7a-1d2e3f4a5b6c",
@@ -94,7 +94,7 @@ pub fn search_index_json() -> Value {
     })
 }
 
-pub fn index_stats_json() -> Value {
+pub(super) fn index_stats_json() -> Value {
     let mut stats = json!({
         "pending_index_count": 2,
         "current_vector_count": 1500,
@@ -133,7 +133,7 @@ pub fn index_stats_json() -> Value {
     stats
 }
 
-pub fn account_stats_json() -> Value {
+pub(super) fn account_stats_json() -> Value {
     let point = |y: f64| json!([{"x": "2025-10-01 11:33:05.585757103 +0000 UTC", "y": y}]);
     json!({
         "days": ["Wed", "Thu"],
@@ -153,7 +153,7 @@ pub fn account_stats_json() -> Value {
     })
 }
 
-pub fn account_json() -> Value {
+pub(super) fn account_json() -> Value {
     json!({
         "customer_id": CUSTOMER_ID,
         "id": "0b9d4c1e-2f3a-4b5c-8d6e-7f8091a2b3c4",

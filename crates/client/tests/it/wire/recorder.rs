@@ -4,27 +4,27 @@ use super::*;
 use std::pin::Pin;
 
 /// One canned answer: a status and a body (JSON, or nothing).
-pub struct Reply {
+pub(super) struct Reply {
     pub status: u16,
     pub body: Option<String>,
 }
 
 impl Reply {
-    pub fn json(status: u16, body: Value) -> Reply {
+    pub(super) fn json(status: u16, body: Value) -> Reply {
         Reply {
             status,
             body: Some(body.to_string()),
         }
     }
 
-    pub fn empty(status: u16) -> Reply {
+    pub(super) fn empty(status: u16) -> Reply {
         Reply { status, body: None }
     }
 }
 
 /// A request as it arrived on the wire.
 #[derive(Clone, Debug)]
-pub struct Recorded {
+pub(super) struct Recorded {
     pub method: String,
     /// The raw request target: path and query, exactly as sent.
     pub target: String,
@@ -34,31 +34,31 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    pub fn path(&self) -> &str {
+    pub(super) fn path(&self) -> &str {
         self.target
             .split_once('?')
             .map_or(&self.target, |(path, _)| path)
     }
 
-    pub fn raw_query(&self) -> &str {
+    pub(super) fn raw_query(&self) -> &str {
         self.target.split_once('?').map_or("", |(_, query)| query)
     }
 
     /// The query as ordered, percent-decoded `(key, value)` pairs.
-    pub fn query(&self) -> Vec<(String, String)> {
+    pub(super) fn query(&self) -> Vec<(String, String)> {
         parse_query(self.raw_query())
     }
 
     /// The query pairs sorted by key only (a stable sort keeps the order of repeated keys),
     /// so assertions do not depend on the order in which the client writes different keys.
-    pub fn query_by_key(&self) -> Vec<(String, String)> {
+    pub(super) fn query_by_key(&self) -> Vec<(String, String)> {
         let mut pairs = self.query();
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
         pairs
     }
 
     /// The value of a header that must occur at most once.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         let values: Vec<&str> = self
             .headers
             .iter()
@@ -76,13 +76,13 @@ impl Recorded {
 
 /// A wiremock server on `127.0.0.1` that answers the canned replies in order (each once) and
 /// records every request it reads.
-pub struct RecordingServer {
+pub(super) struct RecordingServer {
     pub base_url: String,
     pub server: MockServer,
 }
 
 impl RecordingServer {
-    pub async fn start(responses: Vec<Reply>) -> RecordingServer {
+    pub(super) async fn start(responses: Vec<Reply>) -> RecordingServer {
         let server = MockServer::start().await;
         // Mocks of equal priority answer in the order they were mounted; once used up, each
         // steps aside for the next.
@@ -104,7 +104,7 @@ impl RecordingServer {
         }
     }
 
-    pub async fn requests(&self) -> Vec<Recorded> {
+    pub(super) async fn requests(&self) -> Vec<Recorded> {
         let received = self.server.received_requests().await;
         received
             .expect("request recording is on")
@@ -129,27 +129,27 @@ impl RecordingServer {
     }
 
     /// The one request the server received.
-    pub async fn only_request(&self) -> Recorded {
+    pub(super) async fn only_request(&self) -> Recorded {
         let requests = self.requests().await;
         assert_eq!(requests.len(), 1, "expected one request: {requests:#?}");
         requests.into_iter().next().expect("one request")
     }
 
-    pub fn messaging(&self) -> messaging::Client {
+    pub(super) fn messaging(&self) -> messaging::Client {
         messaging::Client::with_token(&self.base_url, TOKEN)
     }
 
-    pub fn management(&self) -> management::Client {
+    pub(super) fn management(&self) -> management::Client {
         management::Client::with_credentials(&self.base_url, CUSTOMER_ID, MANAGEMENT_KEY)
     }
 }
 
 /// A client with credentials for the server, and the check that a request carried them.
-pub type Credentials<C> = (fn(&RecordingServer) -> C, fn(&Recorded));
+pub(super) type Credentials<C> = (fn(&RecordingServer) -> C, fn(&Recorded));
 
 /// One call, expected to succeed, against a server that answers `reply`: the answer and the one
 /// request the server received, whose credentials `client_of` made it send (checked by `auth`).
-pub async fn exchange<C, T, Fut>(
+pub(super) async fn exchange<C, T, Fut>(
     reply: Reply,
     (client_of, auth): Credentials<C>,
     call: impl FnOnce(C) -> Fut,
@@ -166,7 +166,7 @@ where
 
 /// [`exchange`] answered by the canned JSON `canned` (a 200): the decoded answer, which must
 /// serialise back to `canned` exactly, and the request.
-pub async fn round_trip<C, T, Fut>(
+pub(super) async fn round_trip<C, T, Fut>(
     canned: Value,
     credentials: Credentials<C>,
     call: impl FnOnce(C) -> Fut,
@@ -183,20 +183,24 @@ where
 
 /// One request through a client, its successful answer dropped, so that calls of different
 /// operations fit in one list.
-pub type Call<'a> = Pin<Box<dyn Future<Output = Result<(), CourierError>> + 'a>>;
+pub(super) type Call<'a> = Pin<Box<dyn Future<Output = Result<(), CourierError>> + 'a>>;
 
-pub fn call<'a, T: 'a>(sent: impl Future<Output = Result<T, CourierError>> + 'a) -> Call<'a> {
+pub(super) fn call<'a, T: 'a>(
+    sent: impl Future<Output = Result<T, CourierError>> + 'a,
+) -> Call<'a> {
     Box::pin(async move { sent.await.map(drop) })
 }
 
 /// A messaging client with the bearer token, for [`exchange`].
-pub const BEARER: Credentials<messaging::Client> = (RecordingServer::messaging, assert_bearer);
+pub(super) const BEARER: Credentials<messaging::Client> =
+    (RecordingServer::messaging, assert_bearer);
 
 /// A management client with Basic credentials, for [`exchange`].
-pub const BASIC_AUTH: Credentials<management::Client> = (RecordingServer::management, assert_basic);
+pub(super) const BASIC_AUTH: Credentials<management::Client> =
+    (RecordingServer::management, assert_basic);
 
 /// The request's method and its target: path and query exactly as sent.
-pub fn assert_sent(request: &Recorded, method: &str, target: &str) {
+pub(super) fn assert_sent(request: &Recorded, method: &str, target: &str) {
     assert_eq!(
         (request.method.as_str(), request.target.as_str()),
         (method, target),
@@ -205,21 +209,21 @@ pub fn assert_sent(request: &Recorded, method: &str, target: &str) {
 }
 
 /// Splits a raw query into percent-decoded pairs (`+` is a space), in order.
-pub fn parse_query(raw: &str) -> Vec<(String, String)> {
+pub(super) fn parse_query(raw: &str) -> Vec<(String, String)> {
     form_urlencoded::parse(raw.as_bytes())
         .into_owned()
         .collect()
 }
 
 /// Owned `(key, value)` pairs from a literal list.
-pub fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+pub(super) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
 
 /// A messaging request authenticated by the bearer header only.
-pub fn assert_bearer(request: &Recorded) {
+pub(super) fn assert_bearer(request: &Recorded) {
     assert_eq!(
         request.header("authorization"),
         Some(format!("Bearer {TOKEN}").as_str()),
@@ -232,7 +236,7 @@ pub fn assert_bearer(request: &Recorded) {
 }
 
 /// A management request authenticated by Basic credentials.
-pub fn assert_basic(request: &Recorded) {
+pub(super) fn assert_basic(request: &Recorded) {
     assert_eq!(request.header("authorization"), Some(BASIC), "{request:#?}");
     assert!(
         !request.query().iter().any(|(k, _)| k == "service_token"),
@@ -241,7 +245,7 @@ pub fn assert_basic(request: &Recorded) {
 }
 
 /// Decoded values serialise back to the canned body: every field was read, none was lost.
-pub fn assert_round_trip<T: serde::Serialize>(decoded: &T, canned: &Value) {
+pub(super) fn assert_round_trip<T: serde::Serialize>(decoded: &T, canned: &Value) {
     assert_eq!(
         &serde_json::to_value(decoded).expect("serialise"),
         canned,

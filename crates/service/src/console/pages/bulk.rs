@@ -33,7 +33,7 @@ fn filter_summary(query: &str) -> Markup {
 }
 
 /// `GET /console/bulk-delete?<filters>`: states how many entries would go and asks.
-pub async fn bulk_delete_confirm(
+pub(crate) async fn bulk_delete_confirm(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,
@@ -83,7 +83,7 @@ pub async fn bulk_delete_confirm(
 
 /// `POST /console/bulk-delete?<filters>`: deletes everything matching, batch by batch through
 /// the bulk delete operation and its cursor.
-pub async fn bulk_delete(
+pub(crate) async fn bulk_delete(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,

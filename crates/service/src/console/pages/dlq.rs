@@ -16,7 +16,7 @@ use courier_server::{
 };
 
 /// `GET /console/dlq`: the failed runs with the list operation's filters and cursor.
-pub async fn dlq_list(
+pub(crate) async fn dlq_list(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,
@@ -257,7 +257,7 @@ fn dlq_id_params(dlq_id: &str) -> PathParams {
 }
 
 /// `GET /console/dlq/{dlqId}`: one failed run, whole.
-pub async fn dlq_detail(
+pub(crate) async fn dlq_detail(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     Path(dlq_id): Path<String>,
@@ -363,7 +363,7 @@ fn run_view(viewer: &Viewer, run: &FailedWorkflowRun) -> Markup {
 }
 
 /// `POST /console/dlq/{dlqId}/delete`.
-pub async fn dlq_delete(
+pub(crate) async fn dlq_delete(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     Path(dlq_id): Path<String>,
@@ -392,7 +392,7 @@ pub async fn dlq_delete(
 }
 
 /// `POST /console/runs/{workflowRunId}/cancel`: cancels the run, which removes its entries.
-pub async fn run_cancel(
+pub(crate) async fn run_cancel(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     Path(run_id): Path<String>,

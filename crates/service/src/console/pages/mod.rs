@@ -29,9 +29,9 @@ mod bulk;
 mod dlq;
 mod resources;
 
-pub use bulk::{bulk_delete, bulk_delete_confirm};
-pub use dlq::{dlq_delete, dlq_detail, dlq_list, run_cancel};
-pub use resources::{index, indexes, stats, topics};
+pub(super) use bulk::{bulk_delete, bulk_delete_confirm};
+pub(super) use dlq::{dlq_delete, dlq_detail, dlq_list, run_cancel};
+pub(super) use resources::{index, indexes, stats, topics};
 
 /// Counting matches stops here: past it the page says "more than", so a count never costs
 /// more than reading this many ids.
@@ -141,7 +141,10 @@ fn internal(viewer: &Viewer, message: &str) -> Response {
 }
 
 /// Any console path without a page.
-pub async fn not_found(Extension(viewer): Extension<Viewer>, uri: axum::http::Uri) -> Response {
+pub(super) async fn not_found(
+    Extension(viewer): Extension<Viewer>,
+    uri: axum::http::Uri,
+) -> Response {
     failure(
         &viewer,
         StatusCode::NOT_FOUND,

@@ -11,7 +11,7 @@ use courier_server::{
 };
 
 /// `GET /console/topics`: the URL groups and their endpoints.
-pub async fn topics(
+pub(crate) async fn topics(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
 ) -> Result<Response, Response> {
@@ -44,7 +44,7 @@ pub async fn topics(
 }
 
 /// `GET /console/search`: the search indexes.
-pub async fn indexes(
+pub(crate) async fn indexes(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
 ) -> Result<Response, Response> {
@@ -80,7 +80,7 @@ pub async fn indexes(
 }
 
 /// `GET /console/search/{id}?period=`: an index and its statistics.
-pub async fn index(
+pub(crate) async fn index(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     Path(id): Path<String>,
@@ -135,7 +135,7 @@ pub async fn index(
 }
 
 /// `GET /console/stats?period=`: the account statistics.
-pub async fn stats(
+pub(crate) async fn stats(
     State(console): State<Arc<Console>>,
     Extension(viewer): Extension<Viewer>,
     RawQuery(raw): RawQuery,

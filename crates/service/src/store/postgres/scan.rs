@@ -14,7 +14,7 @@ pub(super) struct Conditions {
 }
 
 impl Conditions {
-    pub fn new(sql: &str) -> Conditions {
+    pub(super) fn new(sql: &str) -> Conditions {
         Conditions {
             sql: sql.to_owned(),
             values: Vec::new(),
@@ -22,7 +22,7 @@ impl Conditions {
     }
 
     /// The placeholder of a new parameter `value`.
-    pub fn bind(&mut self, value: Param) -> String {
+    pub(super) fn bind(&mut self, value: Param) -> String {
         self.values.push(value);
         format!("${}", self.values.len())
     }
@@ -48,7 +48,7 @@ impl Conditions {
     }
 
     /// The parameters as the driver takes them.
-    pub fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+    pub(super) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.values
             .iter()
             .map(|value| value.as_ref() as &(dyn ToSql + Sync))

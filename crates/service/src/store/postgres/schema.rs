@@ -175,7 +175,7 @@ pub(super) const SCOPED_LOCK: &str = "$1, hashtext(coalesce(current_schema(), ''
 const MIGRATION_LOCK: i32 = 1;
 
 /// The schema version of an up-to-date database: the number of migrations.
-pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+pub(super) const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
 /// Brings the database to the current schema, refusing a newer one.
 pub(super) fn migrate(client: &mut Client) -> Result<(), StoreError> {

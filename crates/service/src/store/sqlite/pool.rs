@@ -24,7 +24,7 @@ pub(super) const READERS: usize = 4;
 /// the database file, which must grow for them. With SQLite's default auto-checkpoint of 1000
 /// pages the WAL holds up to about 4 MiB, so on a full disk nothing (not even a delete, whose
 /// own frames need room too) can proceed until the reserve lets that checkpoint finish.
-pub const RESERVE_BYTES: u64 = 8 << 20;
+pub(super) const RESERVE_BYTES: u64 = 8 << 20;
 
 /// Pages the database must be able to grow by (up to `max_page_count`, counting free pages) for
 /// writes that add data to be tried again after the store was full.

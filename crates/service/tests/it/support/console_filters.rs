@@ -13,7 +13,7 @@ const CURSOR: &str = "d1.3137363132343038343530303030";
 
 /// The query of `GET /console/dlq?<text>` as the server would see it, or `None` when no
 /// request could carry `text` (what `http::Uri` refuses never reaches a handler).
-pub fn query_of_a_request(text: &str) -> Option<String> {
+pub(super) fn query_of_a_request(text: &str) -> Option<String> {
     let uri: Uri = format!("/console/dlq?{text}").parse().ok()?;
     Some(uri.query().unwrap_or("").to_owned())
 }
@@ -35,7 +35,7 @@ fn followed(link: &str, path: &str) -> String {
 /// Every step after the list page and after the bulk delete's confirmation reads the filters the
 /// step before showed: the pager keeps them, the delete link counts them, the delete deletes
 /// what its confirmation counted, and the list it returns to shows them again.
-pub fn check_console_filters(raw: &str) {
+pub(super) fn check_console_filters(raw: &str) {
     let (list_query, list) = list_request(raw);
     if let Ok(list) = &list {
         for (link, cursor) in [
