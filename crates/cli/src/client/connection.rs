@@ -78,6 +78,11 @@ pub struct CommonArgs {
     /// waited out as Retry-After asks, for up to 30 s in all. 0 fails at once, 429s included.
     #[arg(long, global = true, value_name = "N")]
     pub retries: Option<u32>,
+    /// How long one request may take, its whole answer included, in seconds (the client's
+    /// default: 30); the whole call, retries and waits included, still ends at the client's
+    /// deadline (60 s).
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
 }
 
 /// The variables the client's `from_env()` reads for the address: a profile must not override
@@ -246,6 +251,9 @@ impl CommonArgs {
         let mut builder = messaging::Client::builder()
             .token(token)
             .retry(settings.retry_policy());
+        if let Some(seconds) = settings.timeout {
+            builder = builder.timeout(std::time::Duration::from_secs(seconds));
+        }
         if let Some(url) = &settings.base_url {
             builder = builder.base_url(url);
         }
@@ -337,6 +345,9 @@ impl CommonArgs {
         let mut builder = management::Client::builder()
             .credentials(customer_id, key)
             .retry(settings.retry_policy());
+        if let Some(seconds) = settings.timeout {
+            builder = builder.timeout(std::time::Duration::from_secs(seconds));
+        }
         if let Some(url) = settings
             .management_url
             .as_ref()

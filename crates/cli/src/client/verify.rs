@@ -45,9 +45,6 @@ pub struct VerifyArgs {
     /// (`-o json`) chooses JSON too.
     #[arg(long, value_enum)]
     pub format: Option<ReportFormat>,
-    /// How long each request may take, its whole answer included, in seconds.
-    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
-    pub timeout: u64,
     /// Send at most this many requests a second (default: as fast as answers come).
     #[arg(long, value_name = "N")]
     pub max_rate: Option<f64>,
@@ -96,7 +93,7 @@ pub(super) async fn run(common: &CommonArgs, args: VerifyArgs) -> Result<(), Fai
     };
     let mut builder = Verifier::builder(&target.base_url)
         .service_token(target.service_token)
-        .timeout(Duration::from_secs(args.timeout))
+        .timeout(Duration::from_secs(common.timeout.unwrap_or(30)))
         .rate_limit_patience(Duration::from_secs(args.rate_limit_patience))
         .max_answer_bytes(args.max_answer_bytes)
         .write(args.write)

@@ -1,7 +1,7 @@
 //! `courier dlq list` as a process against a hostile server on a local socket: an answer of
 //! 1 GiB, an endless chunked answer and a body trickled a byte a second each end the command
 //! with exit code 6 and an error naming the limit it passed, within the client's cap (16 MiB)
-//! and timeout (30 s), while the process's peak resident size (`VmHWM` of `/proc/PID/status`,
+//! and the attempt's timeout (30 s, or `--timeout`), while the process's peak resident size (`VmHWM` of `/proc/PID/status`,
 //! sampled until it exits) stays far below one huge answer.
 
 use std::io::{Read as _, Write as _};
@@ -107,7 +107,7 @@ struct Ended {
 
 /// `courier dlq list` against `base` with `env` added, watched until it exits (killed after
 /// `at_most`).
-fn dlq_list(base: &str, env: &[(&str, &str)], at_most: Duration) -> Ended {
+fn dlq_list(base: &str, env: &[(&str, &str)], extra: &[&str], at_most: Duration) -> Ended {
     let config = tempfile::tempdir().expect("tempdir");
     let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));
     for (name, _) in std::env::vars_os() {
@@ -117,6 +117,7 @@ fn dlq_list(base: &str, env: &[(&str, &str)], at_most: Duration) -> Ended {
     }
     command
         .args(["dlq", "list", "--base-url", base, "-o", "json"])
+        .args(extra)
         .env("COURIER_SERVICE_TOKEN", "hostile-answers-token")
         .env("XDG_CONFIG_HOME", config.path())
         .envs(env.iter().copied())
@@ -179,7 +180,7 @@ fn a_huge_or_endless_answer_ends_dlq_list_at_the_cap_with_exit_6() {
         (Hostile::Huge, "huge", "it declared 1073741824 bytes"),
         (Hostile::Endless, "endless", "more arrived"),
     ] {
-        let ended = dlq_list(&serve(hostile), &[], Duration::from_secs(60));
+        let ended = dlq_list(&serve(hostile), &[], &[], Duration::from_secs(60));
         eprintln!(
             "{what}: exit {:?} after {:?}, peak resident {} MiB: {}",
             ended.code,
@@ -215,6 +216,7 @@ fn the_cap_comes_from_the_environment_for_the_command() {
     let ended = dlq_list(
         &serve(Hostile::Endless),
         &[("COURIER_MAX_RESPONSE_BYTES", "64KiB")],
+        &[],
         Duration::from_secs(60),
     );
     assert_eq!(ended.code, UNAVAILABLE, "{}", ended.stderr);
@@ -226,6 +228,7 @@ fn the_cap_comes_from_the_environment_for_the_command() {
     let ended = dlq_list(
         &serve(Hostile::Endless),
         &[("COURIER_MAX_RESPONSE_BYTES", "lots")],
+        &[],
         Duration::from_secs(60),
     );
     assert_eq!(ended.code, Some(2), "a usage error: {}", ended.stderr);
@@ -238,7 +241,13 @@ fn the_cap_comes_from_the_environment_for_the_command() {
 
 #[test]
 fn a_body_trickled_a_byte_a_second_ends_dlq_list_at_the_timeout_with_exit_6() {
-    let ended = dlq_list(&serve(Hostile::Trickled), &[], Duration::from_secs(75));
+    // `--timeout 3` for the attempt: the same bound as the client's 30 s, ten times sooner.
+    let ended = dlq_list(
+        &serve(Hostile::Trickled),
+        &[],
+        &["--timeout", "3"],
+        Duration::from_secs(30),
+    );
     eprintln!(
         "trickled: exit {:?} after {:?}, peak resident {} MiB: {}",
         ended.code,
@@ -253,8 +262,8 @@ fn a_body_trickled_a_byte_a_second_ends_dlq_list_at_the_timeout_with_exit_6() {
         ended.stderr
     );
     assert!(
-        ended.elapsed >= Duration::from_secs(29) && ended.elapsed < Duration::from_secs(40),
-        "the attempt's 30 s: {:?}",
+        ended.elapsed >= Duration::from_secs(3) && ended.elapsed < Duration::from_secs(10),
+        "the attempt's 3 s: {:?}",
         ended.elapsed
     );
 }
