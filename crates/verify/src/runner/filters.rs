@@ -60,7 +60,7 @@ async fn check_listed(
     known: &Known,
     query: &[(&str, String)],
     what: &str,
-    matches: &dyn Fn(&Value) -> bool,
+    matches: &(dyn Fn(&Value) -> bool + Sync),
 ) {
     let listed = walk(scene, query, 100, MAX_PAGES).await;
     for index in 0..listed.entries.len() {

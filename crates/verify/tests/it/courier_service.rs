@@ -193,3 +193,13 @@ async fn a_per_second_limit_is_waited_out_not_reported() {
         report.to_table()
     );
 }
+
+/// A run can be spawned on a multi-threaded runtime (its future is `Send`), as a test that
+/// verifies several services at once does.
+#[test]
+fn a_run_is_a_send_future() {
+    fn send<T: Send>(_: &T) {}
+    let verifier = Verifier::builder("http://127.0.0.1:9").build().unwrap();
+    let run = verifier.run();
+    send(&run);
+}
