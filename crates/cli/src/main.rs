@@ -123,6 +123,15 @@ struct ServeArgs {
     /// Do not serve the browser console at /console on the management listener.
     #[arg(long, env = "COURIER_NO_CONSOLE")]
     no_console: bool,
+    /// Close a connection when a write of its answer has made no progress for this long, in
+    /// seconds: a client that never reads would otherwise hold it for ever.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = courier_service::connections::WRITE_STALL_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    write_stall_timeout: u64,
 }
 
 /// `--store`, parsed; its errors never repeat the password. Only PostgreSQL is named this way (SQLite is the default, in `--data-dir`).
@@ -362,6 +371,7 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         demo: args.demo,
         header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
         body_read_timeout: courier_service::admission::BODY_READ_TIMEOUT,
+        write_stall_timeout: std::time::Duration::from_secs(args.write_stall_timeout),
         tls,
         console: !args.no_console,
         // The served store never trades crash safety for speed.

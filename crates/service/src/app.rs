@@ -38,6 +38,9 @@ pub struct Config {
     /// How long a client may take to send a request's body after its headers
     /// ([`crate::admission::BODY_READ_TIMEOUT`]).
     pub body_read_timeout: Duration,
+    /// How long a write of an answer may make no progress before its connection is closed (a
+    /// client that never reads; [`crate::connections::WRITE_STALL_TIMEOUT`] by default).
+    pub write_stall_timeout: Duration,
     /// Serve HTTPS with this configuration (`--tls-cert`/`--tls-key`) instead of plain HTTP.
     pub tls: Option<crate::tls::ServerTls>,
     /// Serve the console at `/console` on the management listener (off with `--no-console`).
@@ -366,10 +369,11 @@ pub async fn serve(
         "connections held at most"
     );
     let gate = Gate::new(limits);
+    let stall = config.write_stall_timeout;
     let main = serve_listener(
         listeners.main,
         main_router,
-        timeout,
+        (timeout, stall),
         tls.clone(),
         gate.clone(),
         stop_rx.clone(),
@@ -378,7 +382,7 @@ pub async fn serve(
         (Some(listener), Some(router)) => {
             tokio::join!(
                 main,
-                serve_listener(listener, router, timeout, tls, gate, stop_rx)
+                serve_listener(listener, router, (timeout, stall), tls, gate, stop_rx)
             );
         }
         _ => main.await,

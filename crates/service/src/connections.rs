@@ -278,11 +278,13 @@ pub const MAX_HEAD_BYTES: usize = 128 * 1024;
 const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Accepts connections on `listener` until `stop` turns true, then drains them. A connection
-/// beyond `gate`'s caps is closed as soon as it is accepted, before a byte is read.
+/// beyond `gate`'s caps is closed as soon as it is accepted, before a byte is read. `timeouts`
+/// are how long a client may take to send a request's head, and how long a write to it may
+/// make no progress.
 pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     router: Router,
-    header_read_timeout: Duration,
+    (header_read_timeout, write_stall_timeout): (Duration, Duration),
     tls: Option<tokio_rustls::TlsAcceptor>,
     gate: Arc<Gate>,
     mut stop: tokio::sync::watch::Receiver<bool>,
@@ -317,7 +319,7 @@ pub async fn serve_listener(
         let _ = stream.set_nodelay(true);
         let stream = WriteStall {
             io: stream,
-            timeout: WRITE_STALL_TIMEOUT,
+            timeout: write_stall_timeout,
             since: None,
             peer,
             log: gate.stalled.clone(),

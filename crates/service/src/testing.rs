@@ -96,6 +96,7 @@ impl TestService {
             // Short, so the slow-client test does not wait long.
             header_read_timeout: std::time::Duration::from_secs(2),
             body_read_timeout: std::time::Duration::from_secs(2),
+            write_stall_timeout: std::time::Duration::from_secs(2),
             tls,
             console: true,
             // A test's store is thrown away: flushing each commit to disk was most of the time
