@@ -3,6 +3,29 @@
 //! For contract tests: start it, fill it through the admin API, point any client at
 //! [`TestService::base_url`], and [`TestService::restart`] it to prove durability.
 //!
+//! ```ignore
+//! use courier_models::{FailedWorkflowRun, UrlGroupEndpoint};
+//! use courier_service::testing::TestService;
+//!
+//! let service = TestService::start().await;
+//! // Failed runs in the models' type (dlqId, messageId and createdAt left empty or 0 are
+//! // chosen by the service), their ids in order.
+//! let ids = service.insert_runs(&[run]).await;
+//! // A URL group and a search index, as the getters answer them.
+//! service.put_url_group("orders", &[UrlGroupEndpoint { name: "a".into(), url: "https://a.example".into() }]).await;
+//! service.put_search_index(&index).await;
+//! // The account's limits (`max_dlq_size`, `max_dlq_retention_time_milis`, rate limits, ...).
+//! service.patch_account(serde_json::json!({"max_requests_per_second": 5})).await;
+//! // Any client, pointed at the service.
+//! let page = reqwest::Client::new()
+//!     .get(format!("{}/v2/workflows/dlq", service.base_url()))
+//!     .bearer_auth(&service.service_token)
+//!     .send()
+//!     .await?;
+//! ```
+//!
+//! `crates/service/tests/it/test_service.rs` runs exactly these steps.
+//!
 //! Its store is SQLite in a temporary directory; with `COURIER_TEST_SERVICE_STORE=postgres` it is
 //! a throwaway schema of the database `COURIER_TEST_POSTGRES` names instead
 //! ([`crate::test_database`]), so the same contract and acceptance tests run on both stores.
@@ -27,9 +50,14 @@ fn admin_client(roots: &[CertificateDer<'static>]) -> reqwest::Client {
 
 /// A running service with known credentials. Stops (and deletes its data) when dropped.
 pub struct TestService {
+    /// The messaging interface's bearer token (`Authorization: Bearer`, or `service_token` in a
+    /// list's query).
     pub service_token: String,
+    /// The management interface's Basic user name: the account's customer id.
     pub customer_id: String,
+    /// The management interface's Basic password.
     pub management_key: String,
+    /// The admin API's bearer token (`/admin/v1/...`, which the typed helpers below use).
     pub admin_token: String,
     address: SocketAddr,
     config: Config,
@@ -200,9 +228,10 @@ impl TestService {
         assert_eq!(status, 200, "account change refused: {answer}");
     }
 
-    /// Inserts failed runs (`FailedWorkflowRun`s as JSON; `dlqId`, `messageId`, `createdAt` and `header`
-    /// optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in order.
-    /// Panics unless the service answers 201, like any failed test setup.
+    /// Inserts failed runs (`FailedWorkflowRun`s as JSON; `dlqId`, `messageId`, `createdAt` and
+    /// `header` optional) through `POST /admin/v1/dlq`; the `dlqId`s they were stored under, in
+    /// order. Panics unless the service answers 201, like any failed test setup.
+    /// [`TestService::insert_runs`] takes the models' type instead.
     pub async fn insert_dlq(&self, entries: &[serde_json::Value]) -> Vec<String> {
         let (status, body) = self
             .admin_call(reqwest::Method::POST, "/dlq", entries)
@@ -215,6 +244,54 @@ impl TestService {
             .map(|id| id.as_str().expect("a dlqId").to_owned())
             .collect()
     }
+
+    /// Inserts failed runs in the models' type through `POST /admin/v1/dlq`: each kept as given,
+    /// except an empty `dlqId` or `messageId` and a `createdAt` of 0, which the service chooses.
+    /// The `dlqId`s they were stored under, in order. Panics unless the service answers 201.
+    pub async fn insert_runs(&self, runs: &[courier_models::FailedWorkflowRun]) -> Vec<String> {
+        let entries: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|run| {
+                let mut entry = serde_json::to_value(run).expect("a run serialises");
+                if let Some(object) = entry.as_object_mut() {
+                    object.retain(|key, value| match key.as_str() {
+                        "dlqId" | "messageId" => value.as_str() != Some(""),
+                        "createdAt" => value.as_i64() != Some(0),
+                        _ => true,
+                    });
+                }
+                entry
+            })
+            .collect();
+        self.insert_dlq(&entries).await
+    }
+
+    /// Stores the URL group `name` with `endpoints` through `PUT /admin/v1/topics/{name}`, as
+    /// `getUrlGroup` then answers it. Panics unless the service takes it.
+    pub async fn put_url_group(&self, name: &str, endpoints: &[courier_models::UrlGroupEndpoint]) {
+        let path = format!("/topics/{}", path_segment(name));
+        let body = serde_json::json!({ "endpoints": endpoints });
+        let (status, answer) = self.admin_call(reqwest::Method::PUT, &path, &body).await;
+        assert!(
+            (200..300).contains(&status),
+            "URL group refused ({status}): {answer}"
+        );
+    }
+
+    /// Stores a search index through `PUT /admin/v1/search/{id}` (its `throughput_vector` comes
+    /// from recorded usage, so the one given is not sent). Panics unless the service takes it.
+    pub async fn put_search_index(&self, index: &courier_models::SearchIndex) {
+        let mut body = serde_json::to_value(index).expect("an index serialises");
+        if let Some(object) = body.as_object_mut() {
+            object.remove("throughput_vector");
+        }
+        let path = format!("/search/{}", index.id);
+        let (status, answer) = self.admin_call(reqwest::Method::PUT, &path, &body).await;
+        assert!(
+            (200..300).contains(&status),
+            "search index refused ({status}): {answer}"
+        );
+    }
 }
 
 impl Drop for TestService {
@@ -223,4 +300,9 @@ impl Drop for TestService {
             let _ = stop.send(());
         }
     }
+}
+
+/// `text` as one percent-encoded path segment.
+fn path_segment(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
 }

@@ -8,3 +8,4 @@ mod spec_docs;
 mod store;
 mod store_migrations;
 mod store_semantics;
+mod test_service;
