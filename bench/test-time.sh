@@ -23,7 +23,7 @@ run() {
   ended=$(date +%s.%N)
   awk -v a="$started" -v b="$ended" 'BEGIN {printf "%.1f", b - a}' >"$work/$label.seconds"
   # Every "test result:" line: passed, failed, ignored; and how many binaries ran.
-  awk '/^test result:/ {p += $4; f += $6; i += $8; n++} END {printf "%d %d %d %d", p, f, i, n}' \
+  awk '/^test result:/ {p += $4; f += $6; i += $8; n++} END {printf "%d %d %d %d\n", p, f, i, n}' \
     "$work/$label.log" >"$work/$label.counts"
 }
 

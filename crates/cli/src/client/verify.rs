@@ -145,7 +145,7 @@ pub(super) async fn run(common: &CommonArgs, args: VerifyArgs) -> Result<(), Fai
     if let Some(cause) = unreachable(&report) {
         return Err(Failure::new(
             Exit::Unavailable,
-            format!("{} could not be reached: {cause}", report.base_url),
+            format!("no request to {} got an answer: {cause}", report.base_url),
         ));
     }
     print_report(&report, format);

@@ -1,4 +1,4 @@
-//! `courier dlq list` as a process against a hostile server on a local socket: an answer of
+//! `courier dlq list` and `courier verify` as processes against a hostile server on a local socket: an answer of
 //! 1 GiB, an endless chunked answer and a body trickled a byte a second each end the command
 //! with exit code 6 and an error naming the limit it passed, within the client's cap (16 MiB)
 //! and the attempt's timeout (30 s, or `--timeout`), while the process's peak resident size (`VmHWM` of `/proc/PID/status`,
@@ -18,6 +18,8 @@ enum Hostile {
     Endless,
     /// The headers at once, then the body a byte a second.
     Trickled,
+    /// A whole 404 whose body carries a terminal's escape sequences and a NUL, raw.
+    Escapes,
 }
 
 /// A server answering every connection as `hostile` says, on its own threads; its base URL.
@@ -41,6 +43,16 @@ fn answer(mut stream: TcpStream, hostile: Hostile) {
             Ok(0) | Err(_) => return,
             Ok(n) => head.extend_from_slice(&buffer[..n]),
         }
+    }
+    if let Hostile::Escapes = hostile {
+        // Raw bytes, no JSON: a terminal's clear-screen and title sequences, BEL and NUL.
+        let body = "\u{1b}[2J\u{1b}]0;owned\u{7}\u{0} boom";
+        let _ = write!(
+            stream,
+            "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        return;
     }
     let json_head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n";
     let (start, repeated, pause) = match hostile {
@@ -68,6 +80,7 @@ fn answer(mut stream: TcpStream, hostile: Hostile) {
             b" ".to_vec(),
             Some(Duration::from_secs(1)),
         ),
+        Hostile::Escapes => return,
     };
     // The endless answer's opening text goes out as a chunk of its own.
     let start = match hostile {
@@ -266,4 +279,90 @@ fn a_body_trickled_a_byte_a_second_ends_dlq_list_at_the_timeout_with_exit_6() {
         "the attempt's 3 s: {:?}",
         ended.elapsed
     );
+}
+
+/// `courier verify` against `base` with `args`, watched as `dlq list` is: exit, stderr, stdout,
+/// time and peak resident size.
+fn verify(base: &str, args: &[&str]) -> (Option<i32>, String, String, Duration, u64) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_courier"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("COURIER_") {
+            command.env_remove(name);
+        }
+    }
+    let config = tempfile::tempdir().expect("tempdir");
+    command
+        .args(["verify", "--base-url", base])
+        .args(args)
+        .env("COURIER_SERVICE_TOKEN", "hostile-answers-token")
+        .env("COURIER_CUSTOMER_ID", "hostile@example.com")
+        .env("COURIER_MANAGEMENT_KEY", "hostile-answers-key")
+        .env("XDG_CONFIG_HOME", config.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let child = command.spawn().expect("courier verify starts");
+    let pid = child.id();
+    let sampler = std::thread::spawn(move || {
+        let mut peak = 0;
+        while let Some(now) = peak_resident(pid) {
+            peak = peak.max(now);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        peak
+    });
+    let output = child.wait_with_output().expect("courier verify ends");
+    let elapsed = started.elapsed();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        elapsed,
+        sampler.join().expect("sampler"),
+    )
+}
+
+/// The finding: a 1 GB answer took `verify` to 19 GB resident, an endless one aborted it, and
+/// a byte a second kept `--timeout 5` busy for minutes. Each answer is now read up to the cap
+/// within the request's timeout, and after three requests in a row without an answer the run
+/// stops sending: it ends at once with exit 6 and the cause, in bounded memory.
+#[test]
+fn verify_ends_a_huge_endless_or_trickled_answer_within_its_cap_and_deadline() {
+    for (hostile, at_most) in [
+        (Hostile::Huge, Duration::from_secs(20)),
+        (Hostile::Endless, Duration::from_secs(20)),
+        (Hostile::Trickled, Duration::from_secs(20)),
+    ] {
+        let (code, stderr, _, elapsed, peak) = verify(&serve(hostile), &["--timeout", "2"]);
+        eprintln!(
+            "verify: exit {code:?} after {elapsed:?}, peak resident {} MiB: {}",
+            peak >> 20,
+            stderr.trim()
+        );
+        assert_eq!(code, Some(6), "{stderr}");
+        assert!(stderr.contains("got an answer"), "{stderr}");
+        assert!(elapsed < at_most, "{elapsed:?}");
+        assert!(peak < 200 << 20, "peak resident {} MiB", peak >> 20);
+    }
+}
+
+/// The finding: `verify`'s table printed a server's bytes raw (escape sequences reached the
+/// terminal) and its JUnit XML broke on NUL and ESC. Both now write them escaped.
+#[test]
+fn a_servers_control_characters_never_reach_verifys_table_or_xml_raw() {
+    let base = serve(Hostile::Escapes);
+    for format in ["table", "junit"] {
+        let (code, stderr, stdout, _, _) =
+            verify(&base, &["--format", format, "--allow-inconclusive"]);
+        assert_eq!(code, Some(1), "every scenario fails: {stderr}");
+        assert!(
+            stdout.contains("boom") && !stdout.contains('\u{1b}') && !stdout.contains('\0'),
+            "{format}: {stdout:?}"
+        );
+        assert!(
+            stdout.contains("\\u{1b}"),
+            "{format} shows the escape, escaped"
+        );
+    }
 }

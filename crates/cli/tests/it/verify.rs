@@ -327,7 +327,7 @@ fn an_unreachable_service_exits_6_naming_the_cause() {
     let (code, stdout, stderr) = verify("http://127.0.0.1:9", &[]);
     assert_eq!(code, 6, "{stdout}{stderr}");
     assert!(
-        stderr.contains("could not be reached") && stderr.to_lowercase().contains("refused"),
+        stderr.contains("got an answer") && stderr.to_lowercase().contains("refused"),
         "the error names the cause: {stderr}"
     );
 }

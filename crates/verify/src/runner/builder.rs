@@ -237,6 +237,7 @@ impl VerifierBuilder {
                 politeness: self.politeness,
                 next_slot: tokio::sync::Mutex::new(Instant::now()),
                 rate_limited: AtomicUsize::new(0),
+                unanswered_in_a_row: AtomicUsize::new(0),
             },
             base_url: self.base_url,
             seed,

@@ -66,7 +66,14 @@ pub(crate) struct Caller {
     pub next_slot: Mutex<Instant>,
     /// How many 429s were waited out.
     pub rate_limited: AtomicUsize,
+    /// Requests in a row that got no answer: past [`GIVE_UP_AFTER`], none is sent any more.
+    pub unanswered_in_a_row: AtomicUsize,
 }
+
+/// How many requests in a row may get no answer (refused, timed out, cut off, over the cap)
+/// before the run stops sending: a service that stopped answering would otherwise cost every
+/// remaining request its whole timeout.
+pub(crate) const GIVE_UP_AFTER: usize = 3;
 
 /// One request and its answer.
 pub(crate) struct Exchange {
@@ -265,6 +272,34 @@ impl Caller {
         wait_out_429: bool,
     ) -> Result<Answer, Unanswered> {
         let curl = curl(&method, &url, authorization);
+        if self.unanswered_in_a_row.load(Ordering::Relaxed) >= GIVE_UP_AFTER {
+            return Err(Unanswered {
+                curl,
+                message: format!(
+                    "not sent: the last {GIVE_UP_AFTER} requests got no answer, so the service is taken to have stopped answering"
+                ),
+            });
+        }
+        let answered = self
+            .send_now(method, url, authorization, wait_out_429, curl)
+            .await;
+        match &answered {
+            Ok(_) => self.unanswered_in_a_row.store(0, Ordering::Relaxed),
+            Err(_) => {
+                self.unanswered_in_a_row.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        answered
+    }
+
+    async fn send_now(
+        &self,
+        method: reqwest::Method,
+        url: Url,
+        authorization: Option<&(String, bool)>,
+        wait_out_429: bool,
+        curl: String,
+    ) -> Result<Answer, Unanswered> {
         let started = Instant::now();
         loop {
             self.pace().await;
