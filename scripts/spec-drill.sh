@@ -64,12 +64,15 @@ drill() {
 drill "adding a filter to the spec's DlqFilter group" "crates/service/src/store/" '
 path = "spec/openapi.yaml"
 spec = open(path).read()
-parameter = """    TraceIdFilter:
-      name: traceId
+parameter = """    MethodFilter:
+      name: method
       in: query
       x-courier-group: DlqFilter
+      x-courier-matches:
+        fields: [method]
+        compare: equals
       required: false
-      description: Filter by trace id (any of the values). Added by the spec drill.
+      description: Filter by the HTTP method of the failed step (any of the values). Added by the spec drill.
       style: form
       explode: true
       schema:
@@ -81,7 +84,7 @@ spec = spec.replace("  parameters:\n    Cursor:\n", "  parameters:\n" + paramete
 # Every operation that takes the group takes it whole (list, bulk delete, and their aliases).
 reference = "        - $ref: \x27#/components/parameters/FlowControlKeyFilter\x27\n"
 assert spec.count(reference) >= 2, "list and bulk delete both take the DlqFilter group"
-spec = spec.replace(reference, reference + "        - $ref: \x27#/components/parameters/TraceIdFilter\x27\n")
+spec = spec.replace(reference, reference + "        - $ref: \x27#/components/parameters/MethodFilter\x27\n")
 open(path, "w").write(spec)
 '
 
