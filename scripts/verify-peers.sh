@@ -65,6 +65,9 @@ expected = {
     "bad-request-empty-value", "bad-request-unknown-parameter",
     # the example series has one point where the period has 60, and one day
     "account-stats-series", "account-stats-days",
+    # outside the spec's operations Prism answers with its own errors, not the JSON error body
+    # (405 for a method a path does not serve, 404 for an unknown path)
+    "method-not-allowed", "unknown-path",
 }
 if set(failed) != expected:
     sys.exit(f"against Prism, expected exactly these to fail: {sorted(expected)}\n"
