@@ -163,12 +163,6 @@ async fn more_filter_values_than_the_spec_allows_are_a_400_naming_the_parameter_
             .collect::<Vec<_>>()
             .join("&")
     };
-    let states = |key: &str, count: usize| {
-        (0..count)
-            .map(|_| format!("{key}=CALLBACK_FAIL"))
-            .collect::<Vec<_>>()
-            .join("&")
-    };
     let cancel = |query: String| {
         http.delete(format!("{}/v2/workflows/runs?{query}", running.base))
             .bearer_auth(TOKEN)
@@ -182,57 +176,15 @@ async fn more_filter_values_than_the_spec_allows_are_a_400_naming_the_parameter_
         message.contains("`workflowUrl`") && message.contains("at most 100"),
         "{message}"
     );
-    // A parameter and its compat spelling are one parameter: 100 values between them, on every
-    // operation that filters.
+    // Each spelling is capped on its own, as the spec declares them: 100 of one and 60 of the
+    // other is a request the spec allows, 101 of the compat spelling is not.
+    let mixed = format!("{}&{}", values("callerIp", 100), values("callerIP", 60));
+    assert_eq!(cancel(mixed).await.expect("cancel").status(), 200);
     let over = cancel(values("callerIP", 101)).await.expect("cancel");
     assert_eq!(over.status(), 400);
     let body: serde_json::Value = over.json().await.expect("JSON");
     let message = body["error"].as_str().unwrap_or_default();
     assert!(message.contains("`callerIP`"), "{message}");
-    let mixed = |first: usize, second: usize| {
-        format!(
-            "{}&{}",
-            values("callerIp", first),
-            values("callerIP", second)
-        )
-    };
-    let list = |query: String| {
-        http.get(format!("{}/v2/workflows/dlq?{query}", running.base))
-            .bearer_auth(TOKEN)
-            .send()
-    };
-    let bulk_delete = |query: String| {
-        http.delete(format!("{}/v2/workflows/dlq?{query}", running.base))
-            .bearer_auth(TOKEN)
-            .send()
-    };
-    for (operation, answer) in [
-        ("cancel", cancel(mixed(100, 60)).await),
-        ("cancel", cancel(mixed(60, 60)).await),
-        ("list", list(mixed(1, 100)).await),
-        ("bulk delete", bulk_delete(mixed(51, 50)).await),
-        (
-            "list, failureCallbackState",
-            list(format!(
-                "{}&{}",
-                states("failureFunctionState", 60),
-                states("failureCallbackState", 60)
-            ))
-            .await,
-        ),
-    ] {
-        let answer = answer.expect(operation);
-        assert_eq!(answer.status(), 400, "{operation}");
-        let body: serde_json::Value = answer.json().await.expect("JSON");
-        let message = body["error"].as_str().unwrap_or_default();
-        assert!(
-            (message.contains("`callerIp`") || message.contains("`failureFunctionState`"))
-                && message.contains("at most 100"),
-            "{operation}: {message}"
-        );
-    }
-    assert_eq!(cancel(mixed(50, 50)).await.expect("cancel").status(), 200);
-    assert_eq!(list(mixed(99, 1)).await.expect("list").status(), 200);
     let at_the_cap = cancel(values("workflowUrl", 100)).await.expect("cancel");
     assert_eq!(at_the_cap.status(), 200, "the cap itself is allowed");
     let ids = http

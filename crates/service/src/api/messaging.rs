@@ -1,9 +1,7 @@
 //! `MessagingApi`, the messaging interface: the DLQ of failed workflow runs, URL groups and
 //! workflow runs, for the holder of the service token.
 
-use super::{
-    Service, after_cursor, found_or_404, internal, store_failure, within_filter_caps, write_failure,
-};
+use super::{Service, after_cursor, found_or_404, internal, store_failure, write_failure};
 use crate::cursor;
 use crate::kept_pages::PageKey;
 use crate::stats;
@@ -39,7 +37,6 @@ impl MessagingApi for Service {
             count,
         }: ListWorkflowDlqRequest,
     ) -> ListWorkflowDlqResponse {
-        within_filter_caps!(ListWorkflowDlqResponse, filter);
         let after = after_cursor!(ListWorkflowDlqResponse, cursor);
         let floor = self.retention_floor();
         let key = PageKey {
@@ -104,7 +101,6 @@ impl MessagingApi for Service {
             count,
         }: DeleteWorkflowDlqBulkRequest,
     ) -> DeleteWorkflowDlqBulkResponse {
-        within_filter_caps!(DeleteWorkflowDlqBulkResponse, filter);
         let limit = count as usize;
         // The cursor is validated even though `docs/decisions.md#d6-bulk-delete-count` ignores it
         // when ids are given.
@@ -205,7 +201,6 @@ impl MessagingApi for Service {
             workflow_url_exact_match,
         }: CancelWorkflowRunsRequest,
     ) -> CancelWorkflowRunsResponse {
-        within_filter_caps!(CancelWorkflowRunsResponse, filter);
         let after = after_cursor!(CancelWorkflowRunsResponse, cursor);
         if workflow_run_ids.is_empty() && filter.is_empty() {
             return CancelWorkflowRunsResponse::BadRequest(error_body(

@@ -324,40 +324,5 @@ macro_rules! found_or_404 {
     };
 }
 
-/// The spec's cap on a multi-value filter parameter (`maxItems`).
-const MAX_FILTER_VALUES: usize = 100;
-
-/// The 400's message when a filter parameter and its compat spelling (`callerIp` and
-/// `callerIP`, `failureFunctionState` and `failureCallbackState`) hold more than
-/// [`MAX_FILTER_VALUES`] values together. The generated parser caps each spelling on its own,
-/// as the spec declares them; they are one parameter, so the cap is theirs together.
-fn beyond_the_filter_caps(filter: &DlqFilter) -> Option<String> {
-    [
-        ("callerIp", "callerIP", filter.caller_ip.len()),
-        (
-            "failureFunctionState",
-            "failureCallbackState",
-            filter.failure_function_state.len(),
-        ),
-    ]
-    .into_iter()
-    .find(|(_, _, count)| *count > MAX_FILTER_VALUES)
-    .map(|(name, compat, count)| {
-        format!(
-            "`{name}` (also spelled `{compat}`) takes at most {MAX_FILTER_VALUES} values in all \
-             spellings together, got {count}"
-        )
-    })
-}
-
-/// The operation's 400 when its filter is beyond a cap ([`beyond_the_filter_caps`]).
-macro_rules! within_filter_caps {
-    ($response:ident, $filter:expr) => {
-        if let Some(message) = super::beyond_the_filter_caps(&$filter) {
-            return $response::BadRequest(error_body(message));
-        }
-    };
-}
-
 // Imported by name in `messaging` and `management`, so each says where its macros come from.
-use {after_cursor, found_or_404, store_failure, within_filter_caps, write_failure};
+use {after_cursor, found_or_404, store_failure, write_failure};
