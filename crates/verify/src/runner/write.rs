@@ -47,6 +47,21 @@ pub(crate) async fn expect_gone(scene: &mut Scene<'_>, ids: &[String], label: &s
     }
 }
 
+/// What an operation removed is gone from get-one and every list (`removed_why`), what it did
+/// not is still there (`kept_why`); then the kept entries are cleaned up.
+async fn expect_only_removed(
+    scene: &mut Scene<'_>,
+    tag: &str,
+    (removed, removed_why): (&[String], &str),
+    (kept, kept_why): (&[String], &str),
+) {
+    expect_gone(scene, removed, tag, removed_why).await;
+    for id in kept {
+        expect_present(scene, id, true, kept_why).await;
+    }
+    cleanup_ids(scene, kept).await;
+}
+
 /// Deletes entries this run created, by id; they must all be deleted.
 pub(crate) async fn cleanup_ids(scene: &mut Scene<'_>, ids: &[String]) {
     if ids.is_empty() {
@@ -87,9 +102,16 @@ async fn delete_one(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str, operation
     {
         scene.expect_status(&deleted, &[200], "for deleting a stored entry");
     }
-    expect_gone(scene, std::slice::from_ref(gone), tag, "deleted").await;
-    expect_present(scene, kept, true, "for an entry that was not deleted").await;
-    cleanup_ids(scene, std::slice::from_ref(kept)).await;
+    expect_only_removed(
+        scene,
+        tag,
+        (std::slice::from_ref(gone), "deleted"),
+        (
+            std::slice::from_ref(kept),
+            "for an entry that was not deleted",
+        ),
+    )
+    .await;
 }
 
 async fn delete_one_unknown(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
@@ -148,21 +170,16 @@ async fn bulk_delete_ids(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
             );
         }
     }
-    expect_gone(
+    expect_only_removed(
         scene,
-        &[first.clone(), second.clone()],
         tag,
-        "a bulk delete named it",
+        (&[first.clone(), second.clone()], "a bulk delete named it"),
+        (
+            std::slice::from_ref(kept),
+            "for an entry the bulk delete did not name",
+        ),
     )
     .await;
-    expect_present(
-        scene,
-        kept,
-        true,
-        "for an entry the bulk delete did not name",
-    )
-    .await;
-    cleanup_ids(scene, std::slice::from_ref(kept)).await;
 }
 
 async fn bulk_delete_ids_ignore_filters(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
@@ -189,21 +206,19 @@ async fn bulk_delete_ids_ignore_filters(scene: &mut Scene<'_>, seed: &dyn Seed, 
             "the id named exists and filters are ignored beside ids: `deleted` must be 1",
         );
     }
-    expect_gone(
+    expect_only_removed(
         scene,
-        std::slice::from_ref(named),
         tag,
-        "a bulk delete named it beside filters that match nothing",
+        (
+            std::slice::from_ref(named),
+            "a bulk delete named it beside filters that match nothing",
+        ),
+        (
+            std::slice::from_ref(kept),
+            "for an entry the bulk delete did not name",
+        ),
     )
     .await;
-    expect_present(
-        scene,
-        kept,
-        true,
-        "for an entry the bulk delete did not name",
-    )
-    .await;
-    cleanup_ids(scene, std::slice::from_ref(kept)).await;
 }
 
 async fn bulk_delete_filter(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
@@ -250,22 +265,18 @@ async fn bulk_delete_filter(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
         scene.violate(page, "/messages", "bulk-delete", &Value::from(deleted),
             format!("deleting by label={label} in batches of 1 removed {deleted}; exactly {} entries match it", matching.len()));
     }
-    expect_gone(
-        scene,
-        &matching,
-        tag,
-        "a bulk delete by a filter it matches",
-    )
-    .await;
     let kept: Vec<String> = ids
         .iter()
         .filter(|id| !matching.contains(id))
         .cloned()
         .collect();
-    for id in &kept {
-        expect_present(scene, id, true, "for an entry the filter does not match").await;
-    }
-    cleanup_ids(scene, &kept).await;
+    expect_only_removed(
+        scene,
+        tag,
+        (&matching, "a bulk delete by a filter it matches"),
+        (&kept, "for an entry the filter does not match"),
+    )
+    .await;
 }
 
 async fn cancel_run(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
@@ -286,11 +297,13 @@ async fn cancel_run(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
     {
         scene.expect_status(&answer, &[200], "for cancelling a stored run");
     }
-    expect_gone(scene, &ids[..2], tag, "its run was cancelled").await;
-    for id in &ids[2..] {
-        expect_present(scene, id, true, "for an entry of another run").await;
-    }
-    cleanup_ids(scene, &ids[2..]).await;
+    expect_only_removed(
+        scene,
+        tag,
+        (&ids[..2], "its run was cancelled"),
+        (&ids[2..], "for an entry of another run"),
+    )
+    .await;
 }
 
 async fn cancel_run_unknown(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
