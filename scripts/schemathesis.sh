@@ -31,7 +31,12 @@ run_seed() {
   # answered 200.
   st --include-operation-id deleteDlqMessage --include-operation-id deleteWorkflowDlqMessage \
     --include-operation-id cancelWorkflowRun -H "$bearer"
-  st --include-operation-id cancelWorkflowRuns -H "$bearer"
+  # The bulk cancel's negative cases are often valid on the wire: every parameter of it is
+  # optional and a query carries strings, so an integer drawn as an object goes out as
+  # `toDate=0` and run ids drawn as a boolean as `workflowRunIds=false`, both valid, which the
+  # service rightly answers 200 (ST201 on seed 2). Its refusals of bad values are held by the
+  # generated parsers' property tests (crates/server/tests/it/hostile_input) instead.
+  st --include-operation-id cancelWorkflowRuns -H "$bearer" --exclude-checks negative_data_rejection
   st --include-operation-id deleteWorkflowDlqBulk -H "$bearer"
   st --include-tag management -a demo@courier.dev:demo-management-key
   # Every operation got past its 404s: each route answered 200 at least once.
