@@ -13,6 +13,8 @@
 
 #[path = "tidy/documents.rs"]
 mod documents;
+#[path = "tidy/layout.rs"]
+mod layout;
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
