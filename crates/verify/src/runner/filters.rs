@@ -79,6 +79,11 @@ async fn check_listed(
     let shown: BTreeSet<String> = listed.ids().into_iter().collect();
     let Some(last) = listed.last() else { return };
     if !listed.complete {
+        if let Some(why) = &listed.stopped_short {
+            scene.inconclusive(format!(
+                "{why}: not every entry matching {what} could be looked for"
+            ));
+        }
         return;
     }
     for entry in &known.entries {

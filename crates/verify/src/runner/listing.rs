@@ -10,6 +10,9 @@ pub(crate) const NO_DATA: &str = "the DLQ is empty and writing is off: there is 
 pub(crate) const LIST: &str = "listWorkflowDlq";
 /// How many pages of 100 a full walk reads at most, so a large DLQ stays cheap to verify.
 pub(crate) const MAX_PAGES: usize = 20;
+/// How many answer bytes one walk holds at most, so a server that answers every page with
+/// the largest body the verifier reads cannot grow its memory page after page.
+pub(crate) const WALK_BUDGET_BYTES: usize = 32 << 20;
 
 /// The `dlqId` of an entry (empty when it has none).
 pub(crate) fn dlq_id(entry: &Value) -> String {
@@ -22,6 +25,9 @@ pub(crate) struct Walk {
     pub entries: Vec<(Value, usize, usize)>,
     pub pages: Vec<Exchange>,
     pub complete: bool,
+    /// Why the walk stopped before the end with every page answered: its page limit or its
+    /// byte budget. A scenario that needs the whole list is inconclusive for this reason.
+    pub stopped_short: Option<String>,
 }
 
 impl Walk {
@@ -63,7 +69,9 @@ pub(crate) async fn walk_op(
         entries: Vec::new(),
         pages: Vec::new(),
         complete: false,
+        stopped_short: None,
     };
+    let mut held_bytes = 0usize;
     let mut cursor: Option<String> = None;
     for _ in 0..max_pages {
         let mut params: Vec<(&str, String)> = query.to_vec();
@@ -92,12 +100,23 @@ pub(crate) async fn walk_op(
             walk.entries.push((message, page_index, at));
         }
         cursor = cursor_of(&page);
+        held_bytes += page.body.len();
         walk.pages.push(page);
         if cursor.is_none() {
             walk.complete = true;
             return walk;
         }
+        if held_bytes > WALK_BUDGET_BYTES {
+            walk.stopped_short = Some(format!(
+                "the walk stopped after {} pages holding {held_bytes} bytes, over the verifier's budget of {WALK_BUDGET_BYTES} bytes for one walk",
+                walk.pages.len()
+            ));
+            return walk;
+        }
     }
+    walk.stopped_short = Some(format!(
+        "the walk stopped after {max_pages} pages of {count} without reaching the end of the list"
+    ));
     walk
 }
 

@@ -83,10 +83,8 @@ async fn rotation(scene: &mut Scene<'_>) {
 async fn whole_dlq(scene: &mut Scene<'_>) -> Option<Vec<(String, i64)>> {
     let listed = walk(scene, &[], 100, MAX_PAGES).await;
     if !listed.complete {
-        if listed.pages.len() == MAX_PAGES {
-            scene.inconclusive(format!(
-                "the DLQ holds more than {MAX_PAGES} pages of 100 entries"
-            ));
+        if let Some(why) = listed.stopped_short {
+            scene.inconclusive(why);
         }
         return None;
     }

@@ -66,9 +66,9 @@ fn list_complete(scene: &mut Scene<'_>, listing: &Walk, known: &Known) {
         match seen.get(&id).copied().unwrap_or(0) {
             1 => {}
             0 if !listing.complete => {
-                scene.inconclusive(format!(
-                    "the walk stopped after {MAX_PAGES} pages of 100 without reaching `{id}`"
-                ));
+                if let Some(why) = &listing.stopped_short {
+                    scene.inconclusive(format!("{why}: `{id}` was not reached"));
+                }
             }
             0 => scene.violate(
                 last,

@@ -177,10 +177,8 @@ async fn account_stats(scene: &mut Scene<'_>, check: fn(&mut Scene<'_>, &Exchang
 async fn dlq_count(scene: &mut Scene<'_>) {
     let listed = walk(scene, &[], 100, MAX_PAGES).await;
     if !listed.complete {
-        if listed.pages.len() == MAX_PAGES {
-            scene.inconclusive(format!(
-                "the DLQ holds more than {MAX_PAGES} pages of 100 entries: too many to count"
-            ));
+        if let Some(why) = listed.stopped_short {
+            scene.inconclusive(format!("{why}: too many entries to count"));
         }
         return;
     }

@@ -3,6 +3,7 @@
 //! and the scenario runner against the real service, seeded and generated.
 
 mod courier_service;
+mod endless_list;
 mod fast_path;
 mod no_false_alarm;
 mod validator;
