@@ -370,7 +370,7 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         admin_token: secrets.admin_token,
         demo: args.demo,
         header_read_timeout: courier_service::app::HEADER_READ_TIMEOUT,
-        body_read_timeout: courier_service::admission::BODY_READ_TIMEOUT,
+        body_read_timeout: courier_service::body::BODY_READ_TIMEOUT,
         write_stall_timeout: std::time::Duration::from_secs(args.write_stall_timeout),
         tls,
         console: !args.no_console,

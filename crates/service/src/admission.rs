@@ -10,8 +10,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use std::sync::Arc;
 
-pub use crate::body::{BODY_READ_TIMEOUT, BodyRead, read_body_within};
-
 /// Which interface's credentials a route takes.
 #[derive(Clone, Copy)]
 pub enum Interface {

@@ -36,7 +36,7 @@ pub struct Config {
     /// How long a client may take to send a request's headers ([`HEADER_READ_TIMEOUT`]).
     pub header_read_timeout: Duration,
     /// How long a client may take to send a request's body after its headers
-    /// ([`crate::admission::BODY_READ_TIMEOUT`]).
+    /// ([`crate::body::BODY_READ_TIMEOUT`]).
     pub body_read_timeout: Duration,
     /// How long a write of an answer may make no progress before its connection is closed (a
     /// client that never reads; [`crate::connections::WRITE_STALL_TIMEOUT`] by default).
