@@ -43,7 +43,7 @@ pub const RULES: &[Rule] = &[
     rule("the list comes in ascending dlqId order, compared by bytes, without repeats", "docs/decisions.md#d11-list-order-and-filters", Scenarios(&["list-order"])),
     rule("walking by cursor neither repeats nor skips an entry", "docs/decisions.md#d11-list-order-and-filters", Scenarios(&["cursor-walk"])),
     rule("a full walk lists every stored entry exactly once", "listWorkflowDlq", Scenarios(&["list-complete"])),
-    rule("`count` bounds a page, and a page is not shorter while more entries exist", "listWorkflowDlq (count: default 100, maximum 100)", Scenarios(&["page-size", "bad-request-count"])),
+    rule("`count` bounds a page, and a page is not shorter while more entries exist", "listWorkflowDlq, its parameter `count`", Scenarios(&["page-size", "bad-request-count"])),
     rule("the last page has no cursor; a malformed cursor is 400", "docs/decisions.md#d5-cursor-at-the-end", Scenarios(&["cursor-end", "bad-request-malformed-cursor"])),
     rule("each filter lists exactly the entries whose field equals the value (all of them, and only them)", "docs/decisions.md#d11-list-order-and-filters", Scenarios(&["filter-workflow-url", "filter-workflow-run-id", "filter-workflow-created-at", "filter-label", "filter-failure-function-state", "filter-caller-ip", "filter-flow-control-key"])),
     rule("several values of one filter are ORed", "docs/decisions.md#d11-list-order-and-filters", Scenarios(&["filter-*-any-of"])),

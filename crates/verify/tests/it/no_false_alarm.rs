@@ -5,7 +5,7 @@
 //! all. The fuzz target holds the verifier to never panicking; this holds it to never calling a
 //! valid answer a violation.
 //!
-//! Cases: `COURIER_VERIFY_PROPERTY_CASES` (default 24, about 5 s; CI runs 256).
+//! Cases: `COURIER_VERIFY_PROPERTY_CASES` (default 24, 6.5 s measured on 2 cores; CI runs 256).
 
 use courier_service::testing::TestService;
 use courier_verify::{Outcome, Verifier};
