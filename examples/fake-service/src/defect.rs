@@ -96,11 +96,13 @@ pub enum Defect {
     RetentionIgnored,
     /// Storing into a full DLQ keeps its oldest entry.
     OldestNotEvicted,
+    /// A request with a body is refused with 400, though no operation takes one.
+    RefuseRequestBody,
 }
 
 impl Defect {
     /// Every defect, for the test that holds the verifier to catching each.
-    pub const ALL: [Defect; 46] = [
+    pub const ALL: [Defect; 47] = [
         Defect::IgnoreLabelFilter,
         Defect::LabelFirstValueOnly,
         Defect::LabelCommaNotSplit,
@@ -147,5 +149,6 @@ impl Defect {
         Defect::RenameWorkflowRunId,
         Defect::RetentionIgnored,
         Defect::OldestNotEvicted,
+        Defect::RefuseRequestBody,
     ];
 }
