@@ -95,7 +95,7 @@
 //! With the feature `axum`, `serve_router` serves the router of your
 //! `courier_server::MessagingApi` / `ManagementApi` implementation on an ephemeral port; pass
 //! your seeding hook and turn writing on. `examples/fake-service` in courier's repository is a
-//! complete in-memory fake verified this way, with 47 defects an implementer makes, each
+//! complete in-memory fake verified this way, with 46 defects an implementer makes, each
 //! caught by the scenario named for it.
 //!
 //! ```ignore

@@ -75,7 +75,7 @@ pub const RULES: &[Rule] = &[
     rule("every error answer has the body {\"error\": string}, with the documented statuses", "docs/decisions.md#d9-error-statuses", Scenarios(&["not-found-*", "bad-request-*", "unauthorized-*"])),
     rule("a known path with another method is 405 with Allow; an unknown path is 404", "docs/decisions.md#d9-error-statuses", Scenarios(&["method-not-allowed", "unknown-path"])),
     rule("a query parameter the operation does not declare is 400", "docs/decisions.md#d15-unknown-query-parameters", Scenarios(&["bad-request-unknown-parameter"])),
-    rule("a request body sent to an operation, which takes none, changes nothing in its answer", "docs/decisions.md#d22-unread-request-bodies", Scenarios(&["unread-body"])),
+    rule("a request body sent to an operation, which takes none, changes nothing in its answer", "docs/decisions.md#d22-unread-request-bodies", Backlog("the verifier sends no request bodies yet; courier's own suite holds the reference service to it (crates/cli/tests/request_bodies.rs)")),
     rule("credentials are checked before parameters: 401, not 400", "docs/decisions.md#d16-order-of-checks", Scenarios(&["credentials-before-parameters"])),
     rule("a 429 carries Retry-After and one whole set of rate-limit headers", "docs/decisions.md#d18-rate-limit-headers", Scenarios(&["rate-limit"])),
     rule("the official clients' paths and spellings are aliases of the interface's", "docs/decisions.md#d19-official-client-compatibility", Scenarios(&["compat-list", "filter-alias-*", "delete-one-workflow-path", "bad-request-source", "unauthorized-cancel-workflow-runs"])),

@@ -96,13 +96,11 @@ pub enum Defect {
     RetentionIgnored,
     /// Storing into a full DLQ keeps its oldest entry.
     OldestNotEvicted,
-    /// A request with a body is refused with 400, though no operation takes one.
-    RefuseRequestBody,
 }
 
 impl Defect {
     /// Every defect, for the test that holds the verifier to catching each.
-    pub const ALL: [Defect; 47] = [
+    pub const ALL: [Defect; 46] = [
         Defect::IgnoreLabelFilter,
         Defect::LabelFirstValueOnly,
         Defect::LabelCommaNotSplit,
@@ -149,6 +147,5 @@ impl Defect {
         Defect::RenameWorkflowRunId,
         Defect::RetentionIgnored,
         Defect::OldestNotEvicted,
-        Defect::RefuseRequestBody,
     ];
 }

@@ -6,10 +6,7 @@
 use courier_models::{DlqFilter, ErrorBody, SearchIndex, UrlGroup};
 use courier_server::runtime::error_body;
 use courier_server::{finish, management_router, messaging_router};
-use wire::{
-    decode_cursor, drop_query, empty_compat_list, encode_cursor, parameters_first, refuse_body,
-    rename,
-};
+use wire::{decode_cursor, drop_query, empty_compat_list, encode_cursor, parameters_first, rename};
 
 mod defect;
 mod management;
@@ -126,7 +123,6 @@ impl Fake {
             Some(Defect::ParametersBeforeCredentials) => {
                 router.layer(axum::middleware::from_fn(parameters_first))
             }
-            Some(Defect::RefuseRequestBody) => router.layer(axum::middleware::from_fn(refuse_body)),
             _ => router,
         }
     }

@@ -77,22 +77,6 @@ pub(crate) async fn empty_compat_list(
     next.run(request).await
 }
 
-/// Answers 400 to any request that carries a body, as a strict JSON framework would.
-pub(crate) async fn refuse_body(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let headers = request.headers();
-    let declared = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .is_some_and(|length| length != "0");
-    if declared || headers.contains_key(axum::http::header::TRANSFER_ENCODING) {
-        let body = axum::Json(json!({"error": "this operation takes no body"}));
-        return (axum::http::StatusCode::BAD_REQUEST, body).into_response();
-    }
-    next.run(request).await
-}
-
 pub(crate) fn encode_cursor(id: &str) -> String {
     let hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
     format!("d1.{hex}")

@@ -75,7 +75,6 @@ fn catcher(defect: Defect) -> &'static str {
         Defect::UrlGroupWithoutEndpoints => "url-group-contents",
         Defect::GetChangesWorkflowUrl => "get-listed",
         Defect::CompatListEmpty => "compat-list",
-        Defect::RefuseRequestBody => "unread-body",
         Defect::RotationKeepsOldToken => "rotation",
         Defect::ErrorBodyMessage => "not-found-get",
         Defect::RenameWorkflowRunId => "list-order",

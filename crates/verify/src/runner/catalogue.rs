@@ -70,7 +70,6 @@ const FIXED: &[(&str, bool, bool, &str)] = &[
     ("bad-request-bulk-count", true, false, "a bulk delete's `count` outside the spec's bounds is 400, with and without dlqIds, and deletes nothing"),
     ("method-not-allowed", false, false, "a known path asked with a method it does not serve is 405 with `Allow` and the error body"),
     ("unknown-path", false, false, "an unknown path is 404 with the error body"),
-    ("unread-body", false, false, "a JSON body sent to an operation, which takes none, is not read: the answer is the one without it"),
     ("cleanup", true, false, "a bulk delete by ids removes exactly the entries the run seeded"),
 ];
 
@@ -232,7 +231,6 @@ pub fn catalogue() -> Vec<ScenarioInfo> {
         "query-token-not-for-management",
         "method-not-allowed",
         "unknown-path",
-        "unread-body",
     ] {
         all.push(fixed(name));
     }

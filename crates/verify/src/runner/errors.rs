@@ -109,27 +109,6 @@ pub(crate) async fn run(run: &mut Run<'_>, listing: &Walk) {
         &mut scene
     ));
     scenario!(run, "unknown-path", |scene| unknown_path(&mut scene));
-    scenario!(run, "unread-body", |scene| unread_body(&mut scene));
-}
-
-/// A JSON body sent to the list and to get-one, which take none: the answers are the ones
-/// without it (`docs/decisions.md#d22-unread-request-bodies`).
-async fn unread_body(scene: &mut Scene<'_>) {
-    let count = [("count", "1".to_owned())];
-    if let Some(answer) = scene
-        .call_with_body(LIST, &[], &count, br#"{"unexpected": true}"#)
-        .await
-    {
-        scene.expect_status(&answer, &[200], "for the list with a body it does not take");
-    }
-    let (op, params, query) = absent_call(scene, "getWorkflowDlq");
-    if let Some(answer) = scene.call_with_body(op, &params, &query, b"{}").await {
-        scene.expect_status(
-            &answer,
-            &[404],
-            "for an id never stored, with `{}` as its body",
-        );
-    }
 }
 
 /// An answer outside the operations, as an exchange of `op` (whose path it asked), so that a
@@ -145,7 +124,7 @@ async fn outside(
     let authorization = scene.caller.authorization(contract, Auth::Valid);
     match scene
         .caller
-        .send(method, url, authorization.as_ref(), true, None)
+        .send(method, url, authorization.as_ref(), true)
         .await
     {
         Ok(answer) => Some(Exchange {

@@ -201,19 +201,7 @@ impl Caller {
         query: &[(&str, String)],
         auth: Auth,
     ) -> Result<Exchange, Unanswered> {
-        self.call_with(op, params, query, auth, true, None).await
-    }
-
-    /// [`Caller::call`] with a JSON request body, which no operation takes.
-    pub(super) async fn call_with_body(
-        &self,
-        op: &'static OperationContract,
-        params: &[(&str, &str)],
-        query: &[(&str, String)],
-        body: &[u8],
-    ) -> Result<Exchange, Unanswered> {
-        self.call_with(op, params, query, Auth::Valid, true, Some(body))
-            .await
+        self.call_with(op, params, query, auth, true).await
     }
 
     /// [`Caller::call`], answering a 429 as it comes.
@@ -224,7 +212,7 @@ impl Caller {
         query: &[(&str, String)],
         auth: Auth,
     ) -> Result<Exchange, Unanswered> {
-        self.call_with(op, params, query, auth, false, None).await
+        self.call_with(op, params, query, auth, false).await
     }
 
     async fn call_with(
@@ -234,7 +222,6 @@ impl Caller {
         query: &[(&str, String)],
         auth: Auth,
         wait_out_429: bool,
-        body: Option<&[u8]>,
     ) -> Result<Exchange, Unanswered> {
         let mut query = query.to_vec();
         if auth == Auth::QueryToken {
@@ -245,7 +232,7 @@ impl Caller {
             .expect("the contract's methods are HTTP methods");
         let authorization = self.authorization(op, auth);
         let answer = self
-            .send(method, url, authorization.as_ref(), wait_out_429, body)
+            .send(method, url, authorization.as_ref(), wait_out_429)
             .await?;
         let violations =
             self.validator
@@ -276,17 +263,15 @@ impl Caller {
     }
 
     /// Sends a request; with `wait_out_429`, a 429 is waited out as its headers say, until the
-    /// patience is spent. `authorization` is the header and whether it is a secret; `body`, a
-    /// JSON request body.
+    /// patience is spent. `authorization` is the header and whether it is a secret.
     pub(super) async fn send(
         &self,
         method: reqwest::Method,
         url: Url,
         authorization: Option<&(String, bool)>,
         wait_out_429: bool,
-        body: Option<&[u8]>,
     ) -> Result<Answer, Unanswered> {
-        let curl = curl(&method, &url, authorization, body);
+        let curl = curl(&method, &url, authorization);
         if self.unanswered_in_a_row.load(Ordering::Relaxed) >= GIVE_UP_AFTER {
             return Err(Unanswered {
                 curl,
@@ -296,7 +281,7 @@ impl Caller {
             });
         }
         let answered = self
-            .send_now(method, url, authorization, wait_out_429, body, curl)
+            .send_now(method, url, authorization, wait_out_429, curl)
             .await;
         match &answered {
             Ok(_) => self.unanswered_in_a_row.store(0, Ordering::Relaxed),
@@ -313,7 +298,6 @@ impl Caller {
         url: Url,
         authorization: Option<&(String, bool)>,
         wait_out_429: bool,
-        body: Option<&[u8]>,
         curl: String,
     ) -> Result<Answer, Unanswered> {
         let started = Instant::now();
@@ -322,11 +306,6 @@ impl Caller {
             let mut request = self.client.request(method.clone(), url.clone());
             if let Some((authorization, _)) = authorization {
                 request = request.header(http::header::AUTHORIZATION, authorization);
-            }
-            if let Some(body) = body {
-                request = request
-                    .header(http::header::CONTENT_TYPE, "application/json")
-                    .body(body.to_vec());
             }
             let unanswered = |e: reqwest::Error| Unanswered {
                 curl: curl.clone(),
@@ -400,12 +379,7 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 /// The request as a curl command. Real credentials are masked (the `Authorization` header keeps
 /// its scheme, a `service_token` in the query its name, a password in the URL its user);
 /// deliberately wrong ones are shown as sent, so the command can be pasted and told apart.
-fn curl(
-    method: &reqwest::Method,
-    url: &Url,
-    authorization: Option<&(String, bool)>,
-    body: Option<&[u8]>,
-) -> String {
+fn curl(method: &reqwest::Method, url: &Url, authorization: Option<&(String, bool)>) -> String {
     let mut shown = url.clone();
     if shown.password().is_some() {
         let _ = shown.set_password(Some(MASK));
@@ -437,14 +411,6 @@ fn curl(
         };
         words.extend(["-H".to_owned(), header]);
     }
-    if let Some(body) = body {
-        words.extend([
-            "-H".to_owned(),
-            "Content-Type: application/json".to_owned(),
-            "--data-binary".to_owned(),
-            String::from_utf8_lossy(body).into_owned(),
-        ]);
-    }
     words.push(shown.to_string());
     printable(
         &words
@@ -467,7 +433,6 @@ mod tests {
             &reqwest::Method::DELETE,
             &url,
             Some(&("Bearer s3cret".to_owned(), true)),
-            None,
         );
         assert!(
             !shown.contains("s3cret") && !shown.contains(":pw@"),
@@ -481,13 +446,8 @@ mod tests {
             &reqwest::Method::GET,
             &Url::parse("http://h:1/v2/workflows/dlq").unwrap(),
             Some(&(format!("Bearer {WRONG_TOKEN}"), false)),
-            Some(b"{\"a\": 1}"),
         );
         assert!(wrong.contains(WRONG_TOKEN), "{wrong}");
-        assert!(
-            wrong.contains("-H 'Content-Type: application/json' --data-binary '{\"a\": 1}'"),
-            "{wrong}"
-        );
     }
 
     #[test]

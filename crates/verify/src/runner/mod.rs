@@ -29,7 +29,7 @@ use crate::contract::{Contract, OperationContract};
 use crate::report::{Failure, Outcome, Report, ScenarioResult};
 use crate::validate::ContractError;
 use crate::violation::{Place, Violation, shorten};
-use http::{Auth, Caller, Exchange, Unanswered};
+use http::{Auth, Caller, Exchange};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -110,32 +110,7 @@ impl<'a> Scene<'a> {
     ) -> Option<Exchange> {
         self.requests += 1;
         let op = self.op(operation_id);
-        let answered = self.caller.call(op, params, query, auth).await;
-        self.take(op, answered)
-    }
-
-    /// [`Scene::call`] with valid credentials and a JSON request body, which no operation
-    /// takes (`docs/decisions.md#d22-unread-request-bodies`).
-    pub(crate) async fn call_with_body(
-        &mut self,
-        operation_id: &str,
-        params: &[(&str, &str)],
-        query: &[(&str, String)],
-        body: &[u8],
-    ) -> Option<Exchange> {
-        self.requests += 1;
-        let op = self.op(operation_id);
-        let answered = self.caller.call_with_body(op, params, query, body).await;
-        self.take(op, answered)
-    }
-
-    /// Records what an answer broke, or that there was none.
-    fn take(
-        &mut self,
-        op: &'static OperationContract,
-        answered: Result<Exchange, Unanswered>,
-    ) -> Option<Exchange> {
-        match answered {
+        match self.caller.call(op, params, query, auth).await {
             Ok(exchange) => {
                 if !exchange.violations.is_empty() {
                     self.record(&exchange, exchange.violations.clone());
