@@ -199,10 +199,14 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
                 let required = p.required;
                 let values = p.kind.values();
                 let alias_of = option(p.alias_of.as_deref());
-                quote!(QueryKey { name: #name, multi_valued: #multi, required: #required, values: &[#(#values),*], alias_of: #alias_of, credential: false })
+                let max_values = match p.max_items {
+                    Some(cap) => quote!(::std::option::Option::Some(#cap)),
+                    None => quote!(::std::option::Option::None),
+                };
+                quote!(QueryKey { name: #name, multi_valued: #multi, required: #required, values: &[#(#values),*], max_values: #max_values, alias_of: #alias_of, credential: false })
             })
             .chain(op.credential_query_keys.iter().map(|name| {
-                quote!(QueryKey { name: #name, multi_valued: false, required: false, values: &[], alias_of: ::std::option::Option::None, credential: true })
+                quote!(QueryKey { name: #name, multi_valued: false, required: false, values: &[], max_values: ::std::option::Option::None, alias_of: ::std::option::Option::None, credential: true })
             }));
         let alias_of = option(op.alias_of.as_deref());
         let path_params = op

@@ -57,8 +57,8 @@ pub(crate) struct Param {
     pub alias_of: Option<String>,
     /// `required: true`: absent is a 400.
     pub required: bool,
-    /// `maxItems` of a multi-value parameter: more values (its other spellings' included) are a
-    /// 400 naming the parameter and the cap.
+    /// `maxItems` of a multi-value parameter: more values of this spelling are a 400 naming it and
+    /// the cap. Each spelling has its own, as no schema can state a cap over several parameters.
     pub max_items: Option<usize>,
 }
 

@@ -14,6 +14,9 @@ pub struct QueryKey {
     pub required: bool,
     /// The accepted values of an enum parameter; empty for any other.
     pub values: &'static [&'static str],
+    /// `maxItems`: the most values this spelling takes; more are a 400 naming it. A parameter's
+    /// other spelling has its own cap, so a request may give both spellings up to theirs.
+    pub max_values: Option<usize>,
     /// Another spelling of this parameter of the same operation (`x-courier-alias-of`).
     pub alias_of: Option<&'static str>,
     /// Read by a security scheme (`service_token`), not a parameter.
