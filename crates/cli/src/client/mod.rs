@@ -160,13 +160,10 @@ async fn execute(command: ClientCommand) -> Result<(), Failure> {
 /// The command line with connection flags given before the command group moved after it
 /// (see `connection::leading_flags_after_the_group`).
 pub fn with_leading_flags_moved(args: Vec<String>) -> Vec<String> {
-    let command =
-        <ClientCommand as clap::Subcommand>::augment_subcommands(clap::Command::new("courier"));
-    let groups: Vec<&str> = command
-        .get_subcommands()
-        .map(|group| group.get_name())
-        .collect();
-    connection::leading_flags_after_the_group(args, &groups)
+    connection::leading_flags_after_the_group(
+        args,
+        <ClientCommand as clap::Subcommand>::has_subcommand,
+    )
 }
 
 /// Runs one client command; failures go to stderr as `error: <message>`, the service's own

@@ -1,37 +1,42 @@
 //! New store files from an image of the current schema, instead of migrations run on each file.
 //!
 //! Running the migrations on a new file (a transaction of some forty statements, written to the
-//! WAL and later checkpointed) was most of the time to start a fresh service (BENCHMARKS.md,
-//! "Findings"), and a test suite that starts one per test pays it each time. So the migrations
-//! run once per process on a database in memory, by the same code that prepares a new file
-//! ([`super::schema::prepare`]), and each new store is that image written in one call. A
-//! store opened afterwards finds its `user_version` current and runs no migration. An image is
-//! never kept on disk or in the repository: it is always what this build's migrations make.
+//! WAL and later checkpointed) was most of the time to start a fresh service, and running them
+//! on a database in memory still cost `courier serve` about 8 million instructions, over half
+//! of its work before the first answer (`bench/findings.md`, "Start-up"). So the image is made
+//! ahead of time, by the same code that prepares a new file ([`super::schema::prepare`]), and
+//! committed beside this module: `empty-store.sqlite3`. The test
+//! `tests::the_committed_image_is_what_the_migrations_make` fails when it is not, byte for byte,
+//! what this build's migrations make, and rewrites it when run with `COURIER_BLESS_IMAGE=1`. A
+//! store opened afterwards finds its `user_version` current and runs no migration; an image a
+//! migration behind would still be migrated when opened, only slower.
 
-use super::schema::prepare;
-use super::{Durability, StoreError, internal};
-use rusqlite::{Connection, MAIN_DB};
+use super::{StoreError, internal};
 use std::io::Write as _;
 use std::path::Path;
-use std::sync::OnceLock;
+
+/// The image of an empty store of the current schema, in WAL mode.
+///
+/// Regenerate: `COURIER_BLESS_IMAGE=1 cargo test -p courier-service --lib the_committed_image`.
+const IMAGE: &[u8] = include_bytes!("empty-store.sqlite3");
 
 /// Offsets of the file format's read and write versions in a database header: 1 for a rollback
 /// journal, 2 for WAL (<https://www.sqlite.org/fileformat2.html#file_format_version_numbers>).
+#[cfg(test)]
 const FORMAT_VERSIONS: std::ops::Range<usize> = 18..20;
 
-/// The image of an empty store of the current schema, made on first use.
-fn image() -> Result<&'static [u8], StoreError> {
-    static IMAGE: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
-    IMAGE
-        .get_or_init(|| make_image().map_err(|error| error.to_string()))
-        .as_deref()
-        .map_err(|error| internal(format!("making the empty store's image: {error}")))
-}
+/// The header's "version-valid-for" number and the library version that last wrote the file:
+/// they change with the SQLite release, not with the schema, and any release reads the image.
+#[cfg(test)]
+const WRITER_VERSION: std::ops::Range<usize> = 92..100;
 
+/// What this build's migrations make of an empty database, as the committed image must be.
+#[cfg(test)]
 fn make_image() -> Result<Vec<u8>, StoreError> {
+    use rusqlite::{Connection, MAIN_DB};
     let mut connection = Connection::open_in_memory()?;
     // Nothing in memory is flushed; the durability only says not to try.
-    prepare(&mut connection, Durability::TestOnly)?;
+    super::schema::prepare(&mut connection, super::Durability::TestOnly)?;
     let mut bytes = connection.serialize(MAIN_DB)?.to_vec();
     // A database in memory cannot be in WAL mode; marked so here, a store opens in WAL mode
     // at once, instead of switching on its first open, a write with its own journal (and its
@@ -56,7 +61,7 @@ pub(super) fn create_if_missing(path: &Path, flush: bool) -> Result<bool, StoreE
     if has_content(path) || has_content(Path::new(&wal)) {
         return Ok(false);
     }
-    let image = image()?;
+    let image = IMAGE;
     let cannot = |what: &str, error: std::io::Error| {
         internal(format!("cannot {what} {}: {error}", path.display()))
     };
@@ -90,6 +95,35 @@ pub(super) fn create_if_missing(path: &Path, flush: bool) -> Result<bool, StoreE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::sqlite::Durability;
+    use crate::store::sqlite::schema::prepare;
+    use rusqlite::Connection;
+
+    #[test]
+    fn the_committed_image_is_what_the_migrations_make() {
+        let made = make_image().expect("make the image");
+        if std::env::var_os("COURIER_BLESS_IMAGE").is_some() {
+            let path =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/sqlite/empty-store.sqlite3");
+            std::fs::write(&path, &made).expect("write the image");
+            return;
+        }
+        let mask = |bytes: &[u8]| {
+            let mut bytes = bytes.to_vec();
+            if let Some(version) = bytes.get_mut(WRITER_VERSION) {
+                version.fill(0);
+            }
+            bytes
+        };
+        assert!(
+            mask(IMAGE) == mask(&made),
+            "src/store/sqlite/empty-store.sqlite3 is not what the migrations make ({} bytes \
+             committed, {} made); regenerate it: COURIER_BLESS_IMAGE=1 cargo test -p \
+             courier-service --lib the_committed_image",
+            IMAGE.len(),
+            made.len()
+        );
+    }
 
     /// Each schema object's type, name and SQL.
     type Schema = Vec<(String, String, Option<String>)>;
