@@ -111,6 +111,13 @@ pub fn load_or_create(
             management_key,
         });
     }
+    let record = new_account(initial, now_ms);
+    store.create_account(&record.account, &record.management_key)?;
+    Ok(record)
+}
+
+/// The account a new store starts with: the credentials given at start, generated where absent.
+pub fn new_account(initial: &InitialCredentials, now_ms: i64) -> AccountRecord {
     let customer_id = initial
         .customer_id
         .clone()
@@ -124,9 +131,8 @@ pub fn load_or_create(
         .clone()
         .unwrap_or_else(|| random_secret(24));
     let account = default_account(&customer_id, token, now_ms);
-    store.create_account(&account, &management_key)?;
-    Ok(AccountRecord {
+    AccountRecord {
         account,
         management_key,
-    })
+    }
 }

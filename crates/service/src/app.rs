@@ -1,6 +1,6 @@
 //! Assembles and runs the service: store, account, routers, listeners, background tasks, shutdown.
 
-use crate::account::{InitialCredentials, load_or_create};
+use crate::account::{AccountRecord, InitialCredentials, load_or_create};
 use crate::admission::{AdmitState, Interface, admit};
 use crate::api::Service;
 use crate::body::{BodyBudget, BodyRead};
@@ -98,14 +98,13 @@ pub async fn open_service(config: &Config) -> Result<Arc<Service>, StartError> {
 }
 
 fn open_service_now(config: &Config) -> Result<Arc<Service>, StartError> {
-    let store: Arc<dyn Store> = match &config.postgres {
+    let (store, created): (Arc<dyn Store>, Option<AccountRecord>) = match &config.postgres {
         Some(url) => {
-            Arc::new(
-                PostgresStore::connect_to(url).map_err(|source| StartError::Database {
-                    location: url.to_string(),
-                    source,
-                })?,
-            )
+            let store = PostgresStore::connect_to(url).map_err(|source| StartError::Database {
+                location: url.to_string(),
+                source,
+            })?;
+            (Arc::new(store), None)
         }
         None => {
             crate::datadir::create_private_dir(&config.data_dir).map_err(|source| {
@@ -115,16 +114,23 @@ fn open_service_now(config: &Config) -> Result<Arc<Service>, StartError> {
                 }
             })?;
             let path = config.data_dir.join("courier.sqlite3");
-            Arc::new(
-                SqliteStore::open_with(&path, config.durability).map_err(|source| {
-                    StartError::Store {
-                        path: path.clone(),
-                        source,
-                    }
-                })?,
+            let record = crate::account::new_account(&config.credentials, now_ms());
+            let (store, created) = SqliteStore::open_with_account(
+                &path,
+                config.durability,
+                &record.account,
+                &record.management_key,
             )
+            .map_err(|source| StartError::Store {
+                path: path.clone(),
+                source,
+            })?;
+            (Arc::new(store), created.then_some(record))
         }
     };
+    if let Some(account) = created {
+        return Ok(Arc::new(Service::new_account(store, account)));
+    }
     let new_account = store.account().map_err(StartError::Account)?.is_none();
     let account = load_or_create(store.as_ref(), &config.credentials, now_ms())
         .map_err(StartError::Account)?;

@@ -48,6 +48,43 @@ fn only_a_test_store_commits_without_flushing_to_disk() {
     );
 }
 
+/// A new store starts with its account, in either durability, and an existing store keeps its
+/// own: the account given to a later open is not written. A durable new store has the account
+/// in its file before any commit (its WAL holds nothing), so that creating it is one flush.
+#[test]
+fn a_new_store_starts_with_its_account_and_an_existing_one_keeps_its_own() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for durability in [Durability::Full, Durability::TestOnly] {
+        let path = dir.path().join(format!("{durability:?}.sqlite3"));
+        let first = default_account("first@example.com", "first-token".into(), now_ms());
+        let (store, created) =
+            SqliteStore::open_with_account(&path, durability, &first, "first-key").expect("open");
+        assert!(created, "{durability:?}");
+        assert_eq!(store.account().expect("account"), Some(first.clone()));
+        assert_eq!(
+            store.management_key().expect("key").as_deref(),
+            Some("first-key")
+        );
+        if durability == Durability::Full {
+            let wal = std::fs::metadata(dir.path().join(format!("{durability:?}.sqlite3-wal")))
+                .map_or(0, |m| m.len());
+            assert_eq!(wal, 0, "the account is in the file itself, nothing committed");
+        }
+        drop(store);
+        let second = default_account("second@example.com", "second-token".into(), now_ms());
+        let (store, created) =
+            SqliteStore::open_with_account(&path, durability, &second, "second-key")
+                .expect("reopen");
+        assert!(!created, "{durability:?}");
+        assert_eq!(store.account().expect("account"), Some(first));
+        assert_eq!(
+            store.management_key().expect("key").as_deref(),
+            Some("first-key")
+        );
+        assert_eq!(store.integrity_check().expect("check"), "ok");
+    }
+}
+
 #[test]
 fn reopening_keeps_everything_and_a_newer_schema_is_refused_clearly() {
     let dir = tempfile::tempdir().expect("tempdir");

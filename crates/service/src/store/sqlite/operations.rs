@@ -37,15 +37,7 @@ impl Store for SqliteStore {
         account: &MessagingAccount,
         management_key: &str,
     ) -> Result<(), StoreError> {
-        let record = to_json(account)?;
-        self.write(|t| {
-            t.execute(
-                "INSERT INTO account (id, record, management_key) VALUES (1, ?1, ?2)",
-                params![record, management_key],
-            )
-            .map_err(|e| StoreError::Invalid(format!("the account already exists: {e}")))?;
-            Ok(())
-        })
+        self.write(|t| insert_account(t, account, management_key))
     }
 
     fn update_account(&self, account: &MessagingAccount) -> Result<(), StoreError> {
@@ -479,4 +471,21 @@ impl Store for SqliteStore {
     ) -> Result<Vec<(i64, f64)>, StoreError> {
         self.read(|c| usage::usage_between(c, metric, from_ms, to_ms))
     }
+}
+
+/// Writes the account of a new store: by [`Store::create_account`], or into a new durable store's
+/// image before its first flush.
+pub(super) fn insert_account(
+    connection: &rusqlite::Connection,
+    account: &MessagingAccount,
+    management_key: &str,
+) -> Result<(), StoreError> {
+    let record = to_json(account)?;
+    connection
+        .execute(
+            "INSERT INTO account (id, record, management_key) VALUES (1, ?1, ?2)",
+            params![record, management_key],
+        )
+        .map_err(|e| StoreError::Invalid(format!("the account already exists: {e}")))?;
+    Ok(())
 }

@@ -22,7 +22,6 @@ const IMAGE: &[u8] = include_bytes!("empty-store.sqlite3");
 
 /// Offsets of the file format's read and write versions in a database header: 1 for a rollback
 /// journal, 2 for WAL (<https://www.sqlite.org/fileformat2.html#file_format_version_numbers>).
-#[cfg(test)]
 const FORMAT_VERSIONS: std::ops::Range<usize> = 18..20;
 
 /// The header's "version-valid-for" number and the library version that last wrote the file:
@@ -48,11 +47,37 @@ fn make_image() -> Result<Vec<u8>, StoreError> {
     Ok(bytes)
 }
 
-/// Writes the empty store's image at `path` unless a database (or its WAL) is already there;
-/// true when it wrote one. With `flush`, the file reaches the disk before it takes its name
+/// Rows written into a new store's image before it reaches the disk.
+pub(super) type Seed<'a> = &'a dyn Fn(&rusqlite::Connection) -> Result<(), StoreError>;
+
+/// The image with `seed`'s rows in it: the image opened in memory, written to, taken out again.
+fn seeded_image(seed: Seed<'_>) -> Result<Vec<u8>, StoreError> {
+    let mut bytes = IMAGE.to_vec();
+    // A database in memory keeps a rollback journal, if only in memory; back to WAL after.
+    let header = |bytes: &mut Vec<u8>, version: u8| {
+        bytes
+            .get_mut(FORMAT_VERSIONS)
+            .ok_or_else(|| internal("the image has no header"))
+            .map(|versions| versions.fill(version))
+    };
+    header(&mut bytes, 1)?;
+    let mut connection = rusqlite::Connection::open_in_memory()?;
+    connection.deserialize_read_exact(rusqlite::MAIN_DB, &bytes[..], bytes.len(), false)?;
+    seed(&connection)?;
+    let mut seeded = connection.serialize(rusqlite::MAIN_DB)?.to_vec();
+    header(&mut seeded, 2)?;
+    Ok(seeded)
+}
+
+/// Writes the empty store's image at `path` (with `seed`'s rows, if any) unless a database (or
+/// its WAL) is already there; true when it wrote one. With `flush`, the file reaches the disk before it takes its name
 /// (written beside it, flushed, renamed, the directory flushed), so a crash leaves either no
 /// store or the whole image, never a torn file a restart would refuse.
-pub(super) fn create_if_missing(path: &Path, flush: bool) -> Result<bool, StoreError> {
+pub(super) fn create_if_missing(
+    path: &Path,
+    flush: bool,
+    seed: Option<Seed<'_>>,
+) -> Result<bool, StoreError> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     // Not following links: the caller has refused any among the store's files.
@@ -61,7 +86,14 @@ pub(super) fn create_if_missing(path: &Path, flush: bool) -> Result<bool, StoreE
     if has_content(path) || has_content(Path::new(&wal)) {
         return Ok(false);
     }
-    let image = IMAGE;
+    let seeded;
+    let image = match seed {
+        None => IMAGE,
+        Some(seed) => {
+            seeded = seeded_image(seed)?;
+            &seeded[..]
+        }
+    };
     let cannot = |what: &str, error: std::io::Error| {
         internal(format!("cannot {what} {}: {error}", path.display()))
     };
@@ -169,7 +201,7 @@ mod tests {
         )
         .expect("migrate");
         let written = dir.path().join("written.sqlite3");
-        assert!(create_if_missing(&written, true).expect("write the image"));
+        assert!(create_if_missing(&written, true, None).expect("write the image"));
         let mut connection = Connection::open(&written).expect("open");
         prepare(&mut connection, Durability::Full).expect("prepare");
         drop(connection);
@@ -196,17 +228,17 @@ mod tests {
     fn an_existing_store_is_never_overwritten() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("courier.sqlite3");
-        assert!(create_if_missing(&path, false).expect("new"));
+        assert!(create_if_missing(&path, false, None).expect("new"));
         Connection::open(&path)
             .expect("open")
             .execute_batch("CREATE TABLE kept (x)")
             .expect("write");
-        assert!(!create_if_missing(&path, true).expect("existing"));
+        assert!(!create_if_missing(&path, true, None).expect("existing"));
         // A new file of 0 bytes whose content is all in its WAL is a store too.
         let empty = dir.path().join("empty.sqlite3");
         std::fs::write(&empty, b"").expect("empty file");
         std::fs::write(dir.path().join("empty.sqlite3-wal"), b"frames").expect("wal");
-        assert!(!create_if_missing(&empty, false).expect("wal only"));
+        assert!(!create_if_missing(&empty, false, None).expect("wal only"));
         let names: Vec<String> = shape(&path)
             .0
             .into_iter()
