@@ -193,9 +193,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// The command line's parser: only `serve`'s when the line starts with it. Building every
+/// client subcommand as well was a tenth of the instructions `courier serve` spends before its
+/// first answer. `tests::serve_parses_the_same_with_either_parser` holds the two the same.
+fn parser_for(args: &[String]) -> clap::Command {
+    match args.get(1).map(String::as_str) {
+        Some("serve") => serve_parser(),
+        _ => Cli::command(),
+    }
+}
+
+/// [`Cli`]'s parser with `serve` as its only subcommand.
+fn serve_parser() -> clap::Command {
+    let serve = clap::Command::new("serve").about("Serve the messaging and management interfaces");
+    clap::Command::new("courier")
+        .version(env!("CARGO_PKG_VERSION"))
+        .subcommand(<ServeArgs as clap::Args>::augment_args(serve))
+}
+
 async fn run() -> ExitCode {
     let args = client::with_leading_flags_moved(std::env::args().collect());
-    let matches = Cli::command().get_matches_from(args);
+    let matches = parser_for(&args).get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     match cli.command {
         Command::Serve(args) => {
@@ -392,6 +410,9 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
             )?),
             Some(_) => None,
         };
+        // Bound before the store opens, so that a client connecting during the start waits in
+        // the backlog for its answer rather than being refused and retrying.
+        let listeners = bind(&config).await?;
         let service = open_service(&config).await?;
         if config.demo {
             let seeded = demo::seed(&service)
@@ -399,7 +420,6 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
                 .map_err(|e| format!("seeding demo data failed: {e}"))?;
             tracing::info!(seeded, "demo data ready");
         }
-        let listeners = bind(&config).await?;
         // A closed stdout (a supervisor that stopped reading) must not take the server down,
         // which println! would do by panicking.
         let _ = writeln!(
@@ -416,6 +436,58 @@ async fn serve_command(args: ServeArgs, secrets: Secrets, warnings: &[String]) -
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `serve`'s help and every parse of a `serve` line are the full parser's.
+    #[test]
+    fn serve_parses_the_same_with_either_parser() {
+        let mut full = Cli::command();
+        let mut only = serve_parser();
+        full.build();
+        only.build();
+        let help = |command: &mut clap::Command| {
+            command
+                .find_subcommand_mut("serve")
+                .expect("serve")
+                .render_long_help()
+                .to_string()
+        };
+        assert_eq!(help(&mut full), help(&mut only));
+        assert_eq!(full.get_name(), only.get_name());
+        assert_eq!(full.get_version(), only.get_version());
+        for line in [
+            "courier serve",
+            "courier serve --listen 127.0.0.1:9 --data-dir d --no-console --demo",
+            "courier serve --store-file f --management-listen 127.0.0.1:10",
+        ] {
+            let args: Vec<String> = line.split(' ').map(str::to_owned).collect();
+            let parsed = |command: clap::Command| {
+                let matches = command.try_get_matches_from(&args).expect(line);
+                assert!(matches!(
+                    Cli::from_arg_matches(&matches).expect(line).command,
+                    Command::Serve(_)
+                ));
+                matches.subcommand_matches("serve").cloned().expect(line)
+            };
+            assert_eq!(parsed(Cli::command()), parsed(parser_for(&args)), "{line}");
+        }
+        for wrong in ["courier serve --nope", "courier serve --listen nowhere"] {
+            let args: Vec<String> = wrong.split(' ').map(str::to_owned).collect();
+            let error = |command: clap::Command| {
+                command
+                    .try_get_matches_from(&args)
+                    .map(|_| ())
+                    .expect_err(wrong)
+                    .render()
+                    .to_string()
+            };
+            assert_eq!(error(Cli::command()), error(parser_for(&args)), "{wrong}");
         }
     }
 }

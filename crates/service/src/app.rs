@@ -149,14 +149,22 @@ pub const DATABASE_UNREACHABLE: &str =
 /// the cause in the log at debug); 503 `degraded` with the reason while the store refuses writes
 /// (a full disk).
 async fn health(service: Arc<Service>) -> Response {
-    if let Ok(Some(cause)) = service.blocking(|store| Ok(store.unavailable())).await {
+    // One trip to the store, on this thread for an embedded one: both answers are at hand.
+    let state = service
+        .read_now(|store| Ok((store.unavailable(), store.write_refusal())))
+        .await;
+    let (unavailable, refusal) = match state {
+        Ok(state) => state,
+        Err(error) => (None, Some(error.to_string())),
+    };
+    if let Some(cause) = unavailable {
         tracing::debug!(%cause, "health: the store's database cannot be reached");
         return courier_server::runtime::json(
             StatusCode::SERVICE_UNAVAILABLE,
             &serde_json::json!({ "status": "unavailable", "reason": DATABASE_UNREACHABLE }),
         );
     }
-    match service.storage_refusal().await {
+    match refusal {
         None => {
             courier_server::runtime::json(StatusCode::OK, &serde_json::json!({ "status": "ok" }))
         }

@@ -68,7 +68,10 @@ fn a_new_store_starts_with_its_account_and_an_existing_one_keeps_its_own() {
         if durability == Durability::Full {
             let wal = std::fs::metadata(dir.path().join(format!("{durability:?}.sqlite3-wal")))
                 .map_or(0, |m| m.len());
-            assert_eq!(wal, 0, "the account is in the file itself, nothing committed");
+            assert_eq!(
+                wal, 0,
+                "the account is in the file itself, nothing committed"
+            );
         }
         drop(store);
         let second = default_account("second@example.com", "second-token".into(), now_ms());
