@@ -245,8 +245,8 @@ pub(super) fn scan(
     read: Read,
 ) -> Result<Vec<Scanned>, StoreError> {
     let retained_from = retention_floor_to_test(connection, min_created_at)?;
-    let mut merged = std::collections::BTreeMap::new();
-    for (sql, values) in scan_queries(filter, after, take, retained_from, read) {
+    let mut queries = scan_queries(filter, after, take, retained_from, read);
+    let scanned = |(sql, values): (String, Vec<SqlValue>)| -> Result<Vec<Scanned>, StoreError> {
         let mut statement = connection.prepare_cached(&sql)?;
         let rows = statement.query_map(params_from_iter(values), |row| {
             Ok(Scanned {
@@ -256,8 +256,15 @@ pub(super) fn scan(
                 seq: row.get(3)?,
             })
         })?;
-        for row in rows {
-            let row = row?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    };
+    // One query (no label, or one) is in id order already; only several are merged.
+    if queries.len() == 1 {
+        return scanned(queries.remove(0));
+    }
+    let mut merged = std::collections::BTreeMap::new();
+    for query in queries {
+        for row in scanned(query)? {
             merged.insert(row.dlq_id.clone(), row);
         }
     }
