@@ -114,24 +114,40 @@ fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
 /// clients would read as the daily limit. `Retry-After` on every 429.
 fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
     use crate::ratelimit::Refusal;
+    use axum::http::HeaderName;
+    // Constants: a name given as a string is parsed and checked on every insert, which was a
+    // tenth of a get-one request's instructions (`bench/findings.md`, "The read path").
+    const BURST_LIMIT: HeaderName = HeaderName::from_static("burst-ratelimit-limit");
+    const BURST_REMAINING: HeaderName = HeaderName::from_static("burst-ratelimit-remaining");
+    const BURST_RESET: HeaderName = HeaderName::from_static("burst-ratelimit-reset");
+    const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+    const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+    const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
     let now = now_ms();
     let headers = response.headers_mut();
-    let mut set = |name: &'static str, value: u64| {
+    headers.reserve(7);
+    let mut set = |name: HeaderName, value: u64| {
         headers.insert(name, axum::http::HeaderValue::from(value));
     };
     let burst = &decision.per_second;
-    set("burst-ratelimit-limit", burst.limit);
-    set("burst-ratelimit-remaining", burst.remaining);
-    set("burst-ratelimit-reset", burst.reset_unix_seconds());
+    set(BURST_LIMIT, burst.limit);
+    set(BURST_REMAINING, burst.remaining);
+    set(BURST_RESET, burst.reset_unix_seconds());
     if decision.refused != Some(Refusal::PerSecond) {
         let daily = &decision.daily;
-        set("ratelimit-limit", daily.limit);
-        set("ratelimit-remaining", daily.remaining);
-        set("ratelimit-reset", daily.reset_unix_seconds());
+        set(LIMIT, daily.limit);
+        set(REMAINING, daily.remaining);
+        set(RESET, daily.reset_unix_seconds());
     }
     match decision.refused {
-        Some(Refusal::PerSecond) => set("retry-after", burst.retry_after_seconds(now)),
-        Some(Refusal::Daily) => set("retry-after", decision.daily.retry_after_seconds(now)),
+        Some(Refusal::PerSecond) => set(
+            axum::http::header::RETRY_AFTER,
+            burst.retry_after_seconds(now),
+        ),
+        Some(Refusal::Daily) => set(
+            axum::http::header::RETRY_AFTER,
+            decision.daily.retry_after_seconds(now),
+        ),
         None => {}
     }
 }

@@ -183,7 +183,7 @@ async fn health(service: Arc<Service>) -> Response {
 /// body deadline and budget as they are read; only the login form, itself the credential, is
 /// read first, at most the console's 16 KiB. Every body read shares one budget.
 pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router>) {
-    let usage = axum::middleware::from_fn_with_state(service.clone(), crate::metering::meter);
+    let usage = crate::metering::MeterLayer::new(service.clone());
     let budget = BodyBudget::new(crate::body::BODY_BUDGET_BYTES);
     let guard = Arc::new(SignInGuard::default());
     let admitted = |interface| {

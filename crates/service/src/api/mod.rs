@@ -70,10 +70,14 @@ impl Service {
     /// `max_requests_per_day_hard` (`docs/decisions.md#d18-rate-limit-headers`): in the store
     /// when other processes share it (one budget for all of them), in memory otherwise.
     pub async fn rate_limit(&self) -> crate::ratelimit::Decision {
-        let account = self.account();
         let limit = |value: i64| u64::try_from(value).unwrap_or(0);
-        let per_second = limit(account.max_requests_per_second);
-        let per_day = limit(account.max_requests_per_day_hard);
+        let (per_second, per_day) = {
+            let account = &self.record().account;
+            (
+                limit(account.max_requests_per_second),
+                limit(account.max_requests_per_day_hard),
+            )
+        };
         let now = now_ms();
         if self.store.shared() {
             let windows = crate::ratelimit::Windows::at(now);
@@ -236,7 +240,8 @@ impl Service {
     /// Entries created before this are past the account's retention and count as gone
     /// (`docs/decisions.md#d13-retention-and-dlq-size`).
     pub fn retention_floor(&self) -> i64 {
-        now_ms().saturating_sub(self.account().max_dlq_retention_time_milis)
+        let retention = self.record().account.max_dlq_retention_time_milis;
+        now_ms().saturating_sub(retention)
     }
 
     /// Why the store refuses writes right now (a full data directory), or `None`; checks

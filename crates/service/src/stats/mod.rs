@@ -20,6 +20,7 @@ use crate::time::{
     MS_PER_DAY, date_from_days, days_from_date, days_in_month, format_x, weekday_name,
 };
 use courier_models::{DataPoint, StatsPeriod};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -46,18 +47,19 @@ const MS_PER_MINUTE: i64 = 60_000;
 /// Counters not yet written to the store, keyed by (metric, minute).
 #[derive(Default)]
 pub struct Usage {
-    pending: Mutex<BTreeMap<(String, i64), f64>>,
+    /// The metric names are the constants above, borrowed: counting allocates nothing.
+    pending: Mutex<BTreeMap<(Cow<'static, str>, i64), f64>>,
 }
 
 impl Usage {
     /// Adds `amount` to `metric` in the minute of `at_ms`.
-    pub fn add(&self, metric: &str, at_ms: i64, amount: f64) {
+    pub fn add(&self, metric: impl Into<Cow<'static, str>>, at_ms: i64, amount: f64) {
         let minute = at_ms - at_ms.rem_euclid(MS_PER_MINUTE);
         let mut pending = self
             .pending
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        *pending.entry((metric.to_owned(), minute)).or_insert(0.0) += amount;
+        *pending.entry((metric.into(), minute)).or_insert(0.0) += amount;
     }
 
     /// Writes the pending counters to the store in one transaction. On failure they are put back,
@@ -70,7 +72,7 @@ impl Usage {
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             std::mem::take(&mut *pending)
                 .into_iter()
-                .map(|((metric, minute), value)| (metric, minute, value))
+                .map(|((metric, minute), value)| (metric.into_owned(), minute, value))
                 .collect()
         };
         if batch.is_empty() {
@@ -79,7 +81,7 @@ impl Usage {
         let result = store.add_usage_batch(&batch);
         if result.is_err() {
             for (metric, minute, value) in batch {
-                self.add(&metric, minute, value);
+                self.add(metric, minute, value);
             }
         }
         result
