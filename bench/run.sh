@@ -432,6 +432,9 @@ report "\`$read_vs_delete --base-url $base --token $token --flow-control-key ten
 report "delete count=1000). Read: **$read_rate entries/s**, delete: **$delete_rate entries/s**, delete ÷ read"
 report "**$(printf '%.2f' "$delete_over_read")** (medians of $runs runs; per run: $(awk '{printf "%s ", $7}' "$work/read-vs-delete"))."
 
+# The read path at the largest store and one request at a time (bench/read-path.sh).
+source "$root/bench/read-path.sh"
+
 # courier-client's validation, fresh services (in process, as a process, a suite of them); then
 # part 4, the build cost.
 source "$root/bench/client-costs.sh"

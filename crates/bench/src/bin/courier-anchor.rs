@@ -1,7 +1,9 @@
 //! The second anchor of `bench/run.sh`: a minimal HTTP/1.1 server sending bytes it holds in
 //! memory, the same bytes nginx sends from files. Every file under `--root` is served at its
 //! path, and `GET /v2/workflows/dlq` with any query as `ROOT/list100.json`, as the nginx
-//! configuration does. No routing framework, no logging, no middleware: what is left is hyper
+//! configuration does; a `DELETE` of one entry as `ROOT/delete-one.answer`, and of several
+//! (`DELETE /v2/workflows/dlq?…`) as `ROOT/delete-bulk.answer`, courier's answers saved by
+//! `bench/run.sh` for `courier-latency`. No routing framework, no logging, no middleware: what is left is hyper
 //! writing a body it already has, which is what a limit means.
 
 use clap::Parser;
@@ -40,8 +42,11 @@ fn load(root: &Path, dir: &Path, files: &mut HashMap<String, Bytes>) -> std::io:
 }
 
 fn answer(files: &HashMap<String, Bytes>, request: &Request<Incoming>) -> Response<Full<Bytes>> {
+    let deleting = request.method() == hyper::Method::DELETE;
     let path = match request.uri().path() {
+        "/v2/workflows/dlq" if deleting => "/delete-bulk.answer",
         "/v2/workflows/dlq" => "/list100.json",
+        _ if deleting => "/delete-one.answer",
         other => other,
     };
     match files.get(path) {
