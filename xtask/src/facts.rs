@@ -199,14 +199,10 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
                 let required = p.required;
                 let values = p.kind.values();
                 let alias_of = option(p.alias_of.as_deref());
-                let max_values = match p.max_items {
-                    Some(cap) => quote!(::std::option::Option::Some(#cap)),
-                    None => quote!(::std::option::Option::None),
-                };
-                quote!(QueryKey { name: #name, multi_valued: #multi, required: #required, values: &[#(#values),*], max_values: #max_values, alias_of: #alias_of, credential: false })
+                quote!(QueryKey { name: #name, multi_valued: #multi, required: #required, values: &[#(#values),*], alias_of: #alias_of, credential: false })
             })
             .chain(op.credential_query_keys.iter().map(|name| {
-                quote!(QueryKey { name: #name, multi_valued: false, required: false, values: &[], max_values: ::std::option::Option::None, alias_of: ::std::option::Option::None, credential: true })
+                quote!(QueryKey { name: #name, multi_valued: false, required: false, values: &[], alias_of: ::std::option::Option::None, credential: true })
             }));
         let alias_of = option(op.alias_of.as_deref());
         let path_params = op
@@ -230,11 +226,26 @@ fn operation_table(operations: &[Operation]) -> TokenStream {
             },
         }
     });
+    let caps = operations.iter().flat_map(|op| {
+        let id = &op.id;
+        op.params
+            .iter()
+            .filter(|p| p.location == "query")
+            .filter_map(move |p| {
+                let key = &p.name;
+                p.max_items
+                    .map(|cap| quote!(ValueCap { operation: #id, key: #key, max_values: #cap },))
+            })
+    });
     quote! {
-        use crate::{Operation, QueryKey};
+        use crate::{Operation, QueryKey, ValueCap};
 
         /// Every operation of the spec, by `operationId`.
         pub const OPERATIONS: &[Operation] = &[#(#rows)*];
+
+        /// Every query key with a cap on its values (`maxItems`), by operation; each spelling
+        /// of a parameter has its own.
+        pub const VALUE_CAPS: &[ValueCap] = &[#(#caps)*];
     }
 }
 

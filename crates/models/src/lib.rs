@@ -83,7 +83,7 @@ pub mod values;
 pub use facts::*;
 pub use generated::*;
 pub use helpers::InvalidBase64;
-pub use operation::{Operation, QueryKey, operation};
+pub use operation::{Operation, QueryKey, ValueCap, operation};
 
 impl ReservedPlanType {
     /// No reserved plan applies (no card attached and not pay-as-you-go): the empty string on

@@ -14,9 +14,6 @@ pub struct QueryKey {
     pub required: bool,
     /// The accepted values of an enum parameter; empty for any other.
     pub values: &'static [&'static str],
-    /// `maxItems`: the most values this spelling takes; more are a 400 naming it. A parameter's
-    /// other spelling has its own cap, so a request may give both spellings up to theirs.
-    pub max_values: Option<usize>,
     /// Another spelling of this parameter of the same operation (`x-courier-alias-of`).
     pub alias_of: Option<&'static str>,
     /// Read by a security scheme (`service_token`), not a parameter.
@@ -50,6 +47,29 @@ pub struct Operation {
     /// The operation this one re-exposes at another address for the official clients
     /// (`x-courier-compat: {alias-of: ...}`); the Rust client has no method for it.
     pub alias_of: Option<&'static str>,
+}
+
+/// A query key whose values are capped (`maxItems`): more are a 400 naming it. A parameter's
+/// other spelling has a cap of its own, so a request may give both spellings up to theirs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueCap {
+    /// The operation's `operationId`.
+    pub operation: &'static str,
+    /// The key as it stands in the query string.
+    pub key: &'static str,
+    /// The most values the key takes.
+    pub max_values: usize,
+}
+
+impl Operation {
+    /// The most values `key` takes in this operation's query ([`VALUE_CAPS`](crate::VALUE_CAPS)); `None` when
+    /// the key takes one value or has no cap.
+    pub fn max_values(&self, key: &str) -> Option<usize> {
+        crate::VALUE_CAPS
+            .iter()
+            .find(|cap| cap.operation == self.id && cap.key == key)
+            .map(|cap| cap.max_values)
+    }
 }
 
 /// The operation with this `operationId` or snake_case name.

@@ -221,7 +221,9 @@ async fn every_declared_value_cap_is_the_one_the_service_enforces_spelling_by_sp
                 .send()
         };
         for key in operation.query {
-            let Some(cap) = key.max_values else { continue };
+            let Some(cap) = operation.max_values(key.name) else {
+                continue;
+            };
             let at_cap = send(values(key.name, key.values, cap)).await.expect("send");
             assert_ne!(
                 at_cap.status(),
@@ -259,7 +261,9 @@ async fn every_declared_value_cap_is_the_one_the_service_enforces_spelling_by_sp
                 .iter()
                 .find(|other| other.name == canonical)
                 .expect("the spelling's parameter");
-            let other_cap = other.max_values.expect("the parameter's cap");
+            let other_cap = operation
+                .max_values(other.name)
+                .expect("the parameter's cap");
             let both = format!(
                 "{}&{}",
                 values(key.name, key.values, cap),
