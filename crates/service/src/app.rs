@@ -149,12 +149,15 @@ pub const DATABASE_UNREACHABLE: &str =
 /// the cause in the log at debug); 503 `degraded` with the reason while the store refuses writes
 /// (a full disk).
 async fn health(service: Arc<Service>) -> Response {
-    // One trip to the store, on this thread for an embedded one: both answers are at hand.
+    // On this thread for an embedded store, whose answers are at hand. Only a store that is
+    // refusing writes is asked why (a look at the disk and the writer's pages), and in the
+    // blocking pool: an anonymous client asking often must not hold up the async threads.
     let state = service
-        .read_now(|store| Ok((store.unavailable(), store.write_refusal())))
+        .read_now(|store| Ok((store.unavailable(), store.may_refuse_writes())))
         .await;
     let (unavailable, refusal) = match state {
-        Ok(state) => state,
+        Ok((unavailable, false)) => (unavailable, None),
+        Ok((unavailable, true)) => (unavailable, service.storage_refusal().await),
         Err(error) => (None, Some(error.to_string())),
     };
     if let Some(cause) = unavailable {

@@ -399,6 +399,13 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// Whether [`write_refusal`](Self::write_refusal) may have a reason now: a check that takes
+    /// no lock but its own and touches neither the disk nor the database, so a caller on an async
+    /// thread asks this first and sends only a store that is refusing to the blocking pool.
+    fn may_refuse_writes(&self) -> bool {
+        false
+    }
+
     /// Why the store cannot serve right now (its database unreachable), or `None`: what
     /// `/health` reports. An embedded store is always there.
     fn unavailable(&self) -> Option<String> {

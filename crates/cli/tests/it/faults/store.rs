@@ -50,6 +50,7 @@ fn a_store_at_its_page_limit_refuses_writes_keeps_reads_and_deletes_and_recovers
         "{refused:?}"
     );
     assert_eq!(store.dlq_count(0).expect("count"), 100, "nothing stored");
+    assert!(store.may_refuse_writes(), "what /health asks first says so");
     assert!(store.write_refusal().is_some(), "degraded");
     assert!(matches!(
         store.put_url_group("orders", &[], now),
@@ -64,6 +65,10 @@ fn a_store_at_its_page_limit_refuses_writes_keeps_reads_and_deletes_and_recovers
     assert_eq!(deleted, 99);
 
     assert_eq!(store.write_refusal(), None, "the deletes made room");
+    assert!(
+        !store.may_refuse_writes(),
+        "and /health's first question says so too"
+    );
     store
         .insert_dlq(&[entry(500, now)], 1_000_000)
         .expect("writes work again");

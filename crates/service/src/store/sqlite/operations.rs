@@ -437,6 +437,10 @@ impl Store for SqliteStore {
         self.write(|t| usage::add_usage_batch(t, counters))
     }
 
+    fn may_refuse_writes(&self) -> bool {
+        lock(&self.full).is_some()
+    }
+
     fn write_refusal(&self) -> Option<String> {
         let mut full = lock(&self.full);
         let reason = full.clone()?;
