@@ -29,7 +29,7 @@ if [ "$smoke" -eq 0 ] && [ "${BENCH_SKIP_BUILD_COST:-0}" != 1 ]; then
   rm -rf "$user_target"
   user_client_s=$(jq '.results[] | select(.command=="with-courier-client") | .median' "$work/user-build.json")
   user_reqwest_s=$(jq '.results[] | select(.command=="with-reqwest") | .median' "$work/user-build.json")
-  user_build_ratio=$(awk -v a="$user_client_s" -v b="$user_reqwest_s" 'BEGIN {printf "%.3f", a / b}')
+  user_build_ratio=$(target_ratio "$user_client_s" "$user_reqwest_s")
   models_s=$(jq '.results[] | select(.command=="courier-models") | .median' "$work/build.json")
   client_s=$(jq '.results[] | select(.command=="courier-client") | .median' "$work/build.json")
   models_deps=$(cargo tree -p courier-models -e normal --prefix none | sort -u | wc -l)

@@ -20,7 +20,7 @@ validated_us=$(med "$work/validation" 4)
 request_us=$(med "$work/validation" 5); validated_request_us=$(med "$work/validation" 6)
 full_validated_us=$(med "$work/validation" 7)
 # Three decimals, as every figure the targets table judges: it is judged on what it shows.
-validation_cpu_ratio=$(awk -v a="$validated_us" -v b="$decode_us" 'BEGIN {printf "%.3f", a / b}')
+validation_cpu_ratio=$(target_ratio "$validated_us" "$decode_us")
 validation_request_ratio=$(awk -v a="$validated_request_us" -v b="$request_us" 'BEGIN {printf "%.2f", a / b}')
 report
 report "courier-client's validation (feature \`validate\`, \`validate_responses(true)\`) on a page of 100"

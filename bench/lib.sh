@@ -18,6 +18,10 @@ log() { printf '[bench %4ss] %s\n' "$SECONDS" "$*" >&2; }
 # ratio A B: A / B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
+# target_ratio A B: A / B with the three decimals a target is judged on (0.798 must not pass
+# as 0.80).
+target_ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+
 # to_ms VALUE: a wrk latency (850.00us, 1.23ms, 1.02s) in milliseconds.
 to_ms() {
   awk -v v="$1" 'BEGIN {

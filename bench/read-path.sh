@@ -26,14 +26,12 @@ for file in big-get big-list big-get-limit big-list-limit; do
   bad=$(awk '{s+=$4} END {print s+0}' "$work/$file")
   if [ "$bad" -ne 0 ]; then echo "$file: $bad non-2xx answers" >&2; exit 1; fi
 done
-# ratio_of A B: A ÷ B with the three decimals a target is judged on.
-ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
-get_ratio=$(ratio_of "$(med "$work/p1-courier-0" 1)" "$(awk '{print $2}' "$work/p1-best-0")")
-unkept_ratio=$(ratio_of "$(med "$work/p1-courier-4" 1)" "$(awk '{print $2}' "$work/p1-best-1")")
-big_get_ratio=$(awk -v a="$(med "$work/big-get" 1)" -v b="$(med "$work/big-get-limit" 1)" 'BEGIN {printf "%.3f", a / b}')
-big_list_ratio=$(awk -v a="$(med "$work/big-list" 1)" -v b="$(med "$work/big-list-limit" 1)" 'BEGIN {printf "%.3f", a / b}')
+get_ratio=$(target_ratio "$(med "$work/p1-courier-0" 1)" "$(awk '{print $2}' "$work/p1-best-0")")
+unkept_ratio=$(target_ratio "$(med "$work/p1-courier-4" 1)" "$(awk '{print $2}' "$work/p1-best-1")")
+big_get_ratio=$(target_ratio "$(med "$work/big-get" 1)" "$(med "$work/big-get-limit" 1)")
+big_list_ratio=$(target_ratio "$(med "$work/big-list" 1)" "$(med "$work/big-list-limit" 1)")
 # Two filters ÷ unfiltered, both read from the store, from part 2's table (req/s, column 1).
-filters_read_ratio() { awk -v a="$(med "$work/s-$1-2" 1)" -v b="$(med "$work/s-$1-0" 1)" 'BEGIN {printf "%.3f", a / b}'; }
+filters_read_ratio() { target_ratio "$(med "$work/s-$1-2" 1)" "$(med "$work/s-$1-0" 1)"; }
 mid_filters_read=$(filters_read_ratio "$mid")
 big_filters_read=$(filters_read_ratio "$largest")
 report
@@ -101,6 +99,6 @@ for i in "${!lat_names[@]}"; do
   n=${lat_names[$i]}
   c50=$(lat_cell "$work/lat-courier" "$n" 2); c99=$(lat_cell "$work/lat-courier" "$n" 3)
   l50=$(lat_cell "$work/lat-limit" "$n" 2); l99=$(lat_cell "$work/lat-limit" "$n" 3)
-  lat_ratio[$n]=$(awk -v a="$c50" -v b="$l50" 'BEGIN {printf "%.3f", a / b}')
+  lat_ratio[$n]=$(target_ratio "$c50" "$l50")
   report "| ${lat_titles[$i]} | $c50 / $c99 | $l50 / $l99 | ${lat_ratio[$n]} |"
 done

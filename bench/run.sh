@@ -273,7 +273,7 @@ bad=$(awk '{s+=$4} END {print s+0}' "$work/lean-courier")
 if [ "$bad" -ne 0 ]; then echo "courier answered $bad non-2xx for the lean list" >&2; exit 1; fi
 lean_bytes=$(stat -c %s "$work/www-lean/list100.json")
 lean_rps=$(med "$work/lean-courier" 1)
-lean_ratio=$(awk -v a="$lean_rps" -v b="$(awk '{print $2}' "$work/lean-best")" 'BEGIN {printf "%.3f", a / b}')
+lean_ratio=$(target_ratio "$lean_rps" "$(awk '{print $2}' "$work/lean-best")")
 stop server
 report
 report "The same list (\`$list100\`) on a store of $lean lean entries (\`$fill --lean\`: no request headers or body, no"

@@ -2,9 +2,8 @@
 # verdict computed from the very figure its row shows, written to $work/targets.md.
 
 # The performance targets, from the figures above (all of this run except the soak's, which
-# bench/soak.sh measures for 10 minutes on its own and writes to bench/results/soak.md).
-# Three decimals: a target is judged on what is shown, and 0.798 must not pass as 0.80.
-target_ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+# bench/soak.sh measures for 10 minutes on its own and writes to bench/results/soak.md), each
+# ratio with target_ratio's three decimals (bench/lib.sh).
 list_ratio=$(target_ratio "$(med "$work/p1-courier-1" 1)" "$(awk '{print $2}' "$work/p1-best-1")")
 filters_ratio=$(target_ratio "$(med "$work/p1-courier-2" 1)" "$(med "$work/p1-courier-1" 1)")
 prism_ratio="– (no Prism in the smoke)"
