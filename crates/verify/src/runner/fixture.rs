@@ -99,9 +99,14 @@ pub(crate) fn entry(tag: &str, index: usize, created_at: i64) -> FailedWorkflowR
         response_status: Some(500 + (index % 3) as i64),
         url: format!("https://{tag}.example.invalid/step/{index}"),
         workflow_created_at: created_at - 1_000 + (index % 4) as i64,
-        workflow_run_id: format!("wfr-{tag}-{}", index / 2),
+        workflow_run_id: run_id(tag, index / 2),
         workflow_url: format!("https://{tag}.example.invalid/workflow/{}", index % 3),
     }
+}
+
+/// The workflow run of the fixture's entries `2 × run` and `2 × run + 1`.
+pub(crate) fn run_id(tag: &str, run: usize) -> String {
+    format!("wfr-{tag}-{run}")
 }
 
 /// The fixture of `tag`: [`SIZE`] entries created a little before now, one millisecond apart

@@ -5,7 +5,7 @@
 
 use super::catalogue::{reads, unauthorized_scenario};
 use super::fixture::Fixture;
-use super::fixture::seed_entries;
+use super::fixture::{run_id, seed_entries};
 use super::http::{Auth, Call};
 use super::listing::{LIST, MAX_PAGES, dlq_id, walk};
 use super::read::{ABSENT, absent_call};
@@ -303,7 +303,7 @@ async fn cancel_run(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
     if ids.len() != 4 {
         return;
     }
-    let run = format!("wfr-{tag}-0");
+    let run = run_id(tag, 0);
     if let Some(answer) = scene
         .call(
             "cancelWorkflowRun",
@@ -328,13 +328,7 @@ async fn cancel_run_unknown(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
     let ids =
         seed_entries_after_absent(scene, seed, tag, "cancelWorkflowRun", "workflowRunId").await;
     if !ids.is_empty() {
-        removes_once(
-            scene,
-            "cancelWorkflowRun",
-            "workflowRunId",
-            &format!("wfr-{tag}-0"),
-        )
-        .await;
+        removes_once(scene, "cancelWorkflowRun", "workflowRunId", &run_id(tag, 0)).await;
     }
 }
 
@@ -387,7 +381,7 @@ async fn list_shows_added(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str) {
 async fn unauthorized_write(scene: &mut Scene<'_>, seed: &dyn Seed, tag: &str, op: &str) {
     let ids = seed_entries(scene, seed, tag, 1).await;
     let [id] = ids.as_slice() else { return };
-    let run = format!("wfr-{tag}-0");
+    let run = run_id(tag, 0);
     let (op, params, query) = absent_call(scene, op);
     let params: Vec<(&str, &str)> = params
         .into_iter()
