@@ -116,7 +116,8 @@ fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Deci
     use crate::ratelimit::Refusal;
     use axum::http::HeaderName;
     // Constants: a name given as a string is parsed and checked on every insert, which was a
-    // tenth of a get-one request's instructions (`bench/findings.md`, "The read path").
+    // tenth of a get-one request's instructions (`bench/findings.md`, "Where a get-one
+    // request's time goes").
     const BURST_LIMIT: HeaderName = HeaderName::from_static("burst-ratelimit-limit");
     const BURST_REMAINING: HeaderName = HeaderName::from_static("burst-ratelimit-remaining");
     const BURST_RESET: HeaderName = HeaderName::from_static("burst-ratelimit-reset");

@@ -28,7 +28,8 @@ pub struct Admitted;
 ///
 /// A layer of its own rather than `axum::middleware::from_fn`, which boxes each request's future
 /// and copies the inner service for it: every request passes here, and on a get-one request
-/// those copies were a measurable share of the work (`bench/findings.md`, "The read path").
+/// those copies were a measurable share of the work (`bench/findings.md`, "Where a get-one
+/// request's time goes").
 #[derive(Clone)]
 pub struct MeterLayer {
     service: Arc<Service>,
