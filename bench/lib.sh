@@ -1,6 +1,6 @@
-# Sourced by the benchmark scripts (bench/run.sh, bench/postgres.sh): stopping processes, the
-# log line, and wrk runs with their medians. The caller sets $work (a scratch directory) and
-# $auth (the Authorization header wrk sends).
+# Sourced by the benchmark scripts (bench/run.sh, bench/postgres.sh): building what they measure,
+# stopping processes, the log line, and wrk runs with their medians. The caller sets $work (a
+# scratch directory) and $auth (the Authorization header wrk sends).
 
 # Stops the process whose id the variable named $1 holds (courier or nginx), if any, and empties
 # the variable so that a later stop or the cleanup does not signal a reused id.
@@ -11,6 +11,17 @@ stop() {
     wait "$pid" 2>/dev/null || true
   fi
   printf -v "$1" '%s' ""
+}
+
+# Builds the benchmarks' binaries and the `courier` they measure, for profile $1 (release or
+# debug), in two builds: built in one, cargo would unify the two packages' features, and the
+# measured `courier` would carry courier-bench's (aws-lc-rs and its start-up, the testing hooks)
+# instead of being the binary `cargo install courier-cli` gives its users.
+build_binaries() {
+  local flag=
+  [ "$1" = release ] && flag=--release
+  cargo build --quiet $flag -p courier-bench
+  cargo build --quiet $flag -p courier-cli
 }
 
 log() { printf '[bench %4ss] %s\n' "$SECONDS" "$*" >&2; }

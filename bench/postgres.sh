@@ -63,7 +63,7 @@ trap cleanup EXIT
 profile=release
 [ "$smoke" -eq 1 ] && profile=debug
 log "building $profile binaries"
-cargo build --quiet $([ "$profile" = release ] && echo --release) -p courier-cli -p courier-bench
+build_binaries "$profile"
 bin="${CARGO_TARGET_DIR:-target}/$profile"
 courier=$bin/courier
 source "$root/bench/anchors.sh"
