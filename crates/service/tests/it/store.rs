@@ -72,6 +72,10 @@ fn a_new_store_starts_with_its_account_and_an_existing_one_keeps_its_own() {
                 wal, 0,
                 "the account is in the file itself, nothing committed"
             );
+            // Seeded in memory with a rollback journal, written out in WAL mode: its header's
+            // read and write versions (https://www.sqlite.org/fileformat2.html).
+            let header = std::fs::read(&path).expect("read the new store");
+            assert_eq!(header.get(18..20), Some(&[2, 2][..]), "in WAL mode");
         }
         drop(store);
         let second = default_account("second@example.com", "second-token".into(), now_ms());

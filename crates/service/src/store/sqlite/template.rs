@@ -43,30 +43,30 @@ fn make_image() -> Result<Vec<u8>, StoreError> {
     bytes
         .get_mut(FORMAT_VERSIONS)
         .ok_or_else(|| internal("the image has no header"))?
-        .fill(2);
+        .copy_from_slice(&WAL);
     Ok(bytes)
 }
 
 /// Rows written into a new store's image before it reaches the disk.
 pub(super) type Seed<'a> = &'a dyn Fn(&rusqlite::Connection) -> Result<(), StoreError>;
 
-/// The image with `seed`'s rows in it: the image opened in memory, written to, taken out again.
-fn seeded_image(seed: Seed<'_>) -> Result<Vec<u8>, StoreError> {
-    let mut bytes = IMAGE.to_vec();
-    // A database in memory keeps a rollback journal, if only in memory; back to WAL after.
-    let header = |bytes: &mut Vec<u8>, version: u8| {
-        bytes
-            .get_mut(FORMAT_VERSIONS)
-            .ok_or_else(|| internal("the image has no header"))
-            .map(|versions| versions.fill(version))
-    };
-    header(&mut bytes, 1)?;
+/// The header's format versions of a database with a rollback journal, and of one in WAL mode.
+const ROLLBACK: [u8; 2] = [1, 1];
+const WAL: [u8; 2] = [2, 2];
+
+/// The image with `seed`'s rows in it, in the database in memory that wrote them: the caller
+/// writes it from there, so that the image is copied once, into SQLite's memory, and not again.
+fn seeded_image(seed: Seed<'_>) -> Result<rusqlite::Connection, StoreError> {
+    use std::io::Read as _;
     let mut connection = rusqlite::Connection::open_in_memory()?;
-    connection.deserialize_read_exact(rusqlite::MAIN_DB, &bytes[..], bytes.len(), false)?;
+    // A database in memory keeps a rollback journal, if only in memory: read in as one, and
+    // written out in WAL mode again by `create_if_missing`.
+    let image = IMAGE[..FORMAT_VERSIONS.start]
+        .chain(&ROLLBACK[..])
+        .chain(&IMAGE[FORMAT_VERSIONS.end..]);
+    connection.deserialize_read_exact(rusqlite::MAIN_DB, image, IMAGE.len(), false)?;
     seed(&connection)?;
-    let mut seeded = connection.serialize(rusqlite::MAIN_DB)?.to_vec();
-    header(&mut seeded, 2)?;
-    Ok(seeded)
+    Ok(connection)
 }
 
 /// Writes the empty store's image at `path` (with `seed`'s rows, if any) unless a database (or
@@ -86,14 +86,15 @@ pub(super) fn create_if_missing(
     if has_content(path) || has_content(Path::new(&wal)) {
         return Ok(false);
     }
-    let seeded;
-    let image = match seed {
-        None => IMAGE,
-        Some(seed) => {
-            seeded = seeded_image(seed)?;
-            &seeded[..]
-        }
-    };
+    let seeded = seed.map(seeded_image).transpose()?;
+    let serialized = seeded
+        .as_ref()
+        .map(|connection| connection.serialize(rusqlite::MAIN_DB))
+        .transpose()?;
+    let image: &[u8] = serialized.as_deref().unwrap_or(IMAGE);
+    if image.len() < FORMAT_VERSIONS.end {
+        return Err(internal("the image has no header"));
+    }
     let cannot = |what: &str, error: std::io::Error| {
         internal(format!("cannot {what} {}: {error}", path.display()))
     };
@@ -109,7 +110,15 @@ pub(super) fn create_if_missing(
             .truncate(true),
     )
     .map_err(internal)?;
-    file.write_all(image).map_err(|e| cannot("write", e))?;
+    // In WAL mode whatever mode the image was seeded in.
+    [
+        &image[..FORMAT_VERSIONS.start],
+        &WAL[..],
+        &image[FORMAT_VERSIONS.end..],
+    ]
+    .iter()
+    .try_for_each(|part| file.write_all(part))
+    .map_err(|e| cannot("write", e))?;
     if flush {
         file.sync_all().map_err(|e| cannot("flush", e))?;
         std::fs::rename(staged, path).map_err(|e| cannot("name", e))?;
