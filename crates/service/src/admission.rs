@@ -114,7 +114,7 @@ fn too_many_requests(refusal: crate::ratelimit::Refusal) -> Response {
 /// clients would read as the daily limit. `Retry-After` on every 429.
 fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Decision) {
     use crate::ratelimit::Refusal;
-    use axum::http::HeaderName;
+    use axum::http::{HeaderName, HeaderValue};
     // Constants: a name given as a string is parsed and checked on every insert, which was a
     // tenth of a get-one request's instructions (`bench/findings.md`, "Where a get-one
     // request's time goes").
@@ -127,28 +127,87 @@ fn rate_limit_headers(response: &mut Response, decision: &crate::ratelimit::Deci
     let now = now_ms();
     let headers = response.headers_mut();
     headers.reserve(7);
-    let mut set = |name: HeaderName, value: u64| {
-        headers.insert(name, axum::http::HeaderValue::from(value));
-    };
+    let recent =
+        |slot: Slowly, value: u64| RECENT.with_borrow_mut(|recent| recent.value(slot, value));
     let burst = &decision.per_second;
-    set(BURST_LIMIT, burst.limit);
-    set(BURST_REMAINING, burst.remaining);
-    set(BURST_RESET, burst.reset_unix_seconds());
+    headers.insert(BURST_LIMIT, recent(Slowly::BurstLimit, burst.limit));
+    headers.insert(BURST_REMAINING, HeaderValue::from(burst.remaining));
+    headers.insert(
+        BURST_RESET,
+        recent(Slowly::BurstReset, burst.reset_unix_seconds()),
+    );
     if decision.refused != Some(Refusal::PerSecond) {
         let daily = &decision.daily;
-        set(LIMIT, daily.limit);
-        set(REMAINING, daily.remaining);
-        set(RESET, daily.reset_unix_seconds());
+        headers.insert(LIMIT, recent(Slowly::Limit, daily.limit));
+        headers.insert(REMAINING, HeaderValue::from(daily.remaining));
+        headers.insert(RESET, recent(Slowly::Reset, daily.reset_unix_seconds()));
     }
-    match decision.refused {
-        Some(Refusal::PerSecond) => set(
-            axum::http::header::RETRY_AFTER,
-            burst.retry_after_seconds(now),
-        ),
-        Some(Refusal::Daily) => set(
-            axum::http::header::RETRY_AFTER,
-            decision.daily.retry_after_seconds(now),
-        ),
-        None => {}
+    let retry_after = match decision.refused {
+        Some(Refusal::PerSecond) => burst.retry_after_seconds(now),
+        Some(Refusal::Daily) => decision.daily.retry_after_seconds(now),
+        None => return,
+    };
+    headers.insert(
+        axum::http::header::RETRY_AFTER,
+        HeaderValue::from(retry_after),
+    );
+}
+
+/// The rate-limit headers whose values change seldom: the limits, and the resets (once a second
+/// and once a day). The remaining counts change with every request and are formatted each time.
+#[derive(Clone, Copy)]
+enum Slowly {
+    BurstLimit,
+    BurstReset,
+    Limit,
+    Reset,
+}
+
+/// The last header value made for each [`Slowly`] header on this thread. A header value made
+/// from a number is a new allocation; a clone of the last is a reference count, and most
+/// requests send the same four values as the one before.
+#[derive(Default)]
+struct Recent([Option<(u64, axum::http::HeaderValue)>; 4]);
+
+impl Recent {
+    fn value(&mut self, slot: Slowly, value: u64) -> axum::http::HeaderValue {
+        let Some(kept) = self.0.get_mut(slot as usize) else {
+            return axum::http::HeaderValue::from(value);
+        };
+        match kept {
+            Some((last, header)) if *last == value => header.clone(),
+            _ => {
+                let header = axum::http::HeaderValue::from(value);
+                *kept = Some((value, header.clone()));
+                header
+            }
+        }
+    }
+}
+
+thread_local! {
+    static RECENT: std::cell::RefCell<Recent> = std::cell::RefCell::default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept value is sent only while it is the value asked for: a changed limit or a new
+    /// reset time is formatted anew, in its own slot.
+    #[test]
+    fn a_recent_header_value_is_the_value_asked_for() {
+        let mut recent = Recent::default();
+        assert_eq!(recent.value(Slowly::Limit, 1000), "1000");
+        assert_eq!(recent.value(Slowly::Limit, 1000), "1000");
+        assert_eq!(recent.value(Slowly::Reset, 1_764_288_000), "1764288000");
+        assert_eq!(recent.value(Slowly::Limit, 999), "999");
+        assert_eq!(recent.value(Slowly::Reset, 1_764_288_001), "1764288001");
+        assert_eq!(recent.value(Slowly::BurstLimit, 0), "0");
+        assert_eq!(
+            recent.value(Slowly::BurstReset, u64::MAX),
+            u64::MAX.to_string()
+        );
+        assert_eq!(recent.value(Slowly::Limit, 999), "999");
     }
 }
