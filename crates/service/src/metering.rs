@@ -11,7 +11,6 @@ use crate::time::now_ms;
 use axum::body::HttpBody as _;
 use axum::http::StatusCode;
 use axum::response::Response;
-use http_body_util::BodyExt as _;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -134,11 +133,8 @@ impl Visit {
             let bytes_read = Arc::new(AtomicU64::new(0));
             let counter = bytes_read.clone();
             let request = request.map(move |body| {
-                axum::body::Body::new(body.map_frame(move |frame| {
-                    if let Some(data) = frame.data_ref() {
-                        counter.fetch_add(data.len() as u64, Ordering::Relaxed);
-                    }
-                    frame
+                axum::body::Body::new(Counted::new(body, move |bytes| {
+                    counter.fetch_add(bytes as u64, Ordering::Relaxed);
                 }))
             });
             (Some(bytes_read), request)
@@ -177,13 +173,54 @@ impl Visit {
             bytes_sent: 0,
         };
         response.map(move |body| {
-            axum::body::Body::new(body.map_frame(move |frame| {
-                if let Some(data) = frame.data_ref() {
-                    bandwidth.sent(data.len());
-                }
-                frame
-            }))
+            axum::body::Body::new(Counted::new(body, move |bytes| bandwidth.sent(bytes)))
         })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A body that tells `count` the length of each data frame as it passes, and otherwise is
+    /// its inner body: its exact size above all, so that a metered response keeps its
+    /// `Content-Length` instead of being sent chunked, as `BodyExt::map_frame`'s body would be
+    /// (it cannot know that the frames keep their length).
+    struct Counted<C> {
+        #[pin]
+        inner: axum::body::Body,
+        count: C,
+    }
+}
+
+impl<C: FnMut(usize)> Counted<C> {
+    fn new(inner: axum::body::Body, count: C) -> Counted<C> {
+        Counted { inner, count }
+    }
+}
+
+impl<C: FnMut(usize)> http_body::Body for Counted<C> {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.project();
+        let frame = std::task::ready!(this.inner.poll_frame(cx));
+        if let Some(data) = frame
+            .as_ref()
+            .and_then(|frame| frame.as_ref().ok()?.data_ref())
+        {
+            (this.count)(data.len());
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
     }
 }
 

@@ -116,3 +116,74 @@ async fn the_documented_steps_store_what_the_interface_then_answers() {
         "a full DLQ evicts its oldest: {page}"
     );
 }
+
+/// Every answer declares its length, metered or not, and a metered one still counts the bytes it
+/// sent: the meter's body keeps its inner body's exact size, so nothing is sent chunked.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_answer_declares_its_length_and_the_metered_ones_count_their_bytes() {
+    let service = TestService::start().await;
+    let ids = service.insert_runs(&[run("wfr_length_1")]).await;
+    let client = reqwest::Client::new();
+    let bandwidth = || async {
+        let stats = get(&service, "/v2/svc/stats", true).await;
+        stats["daily_bandwidth_used"]
+            .as_array()
+            .expect("series")
+            .iter()
+            .map(|point| point["y"].as_f64().expect("y"))
+            .sum::<f64>()
+    };
+    let before = bandwidth().await;
+    let mut sent = 0;
+    for (path, token) in [
+        (
+            format!("/v2/workflows/dlq/{}", ids[0]),
+            Some(&service.service_token),
+        ),
+        (
+            "/v2/workflows/dlq?count=100".to_owned(),
+            Some(&service.service_token),
+        ),
+        ("/v2/workflows/dlq".to_owned(), None),
+        ("/health".to_owned(), None),
+    ] {
+        let request = client.get(format!("{}{path}", service.base_url()));
+        let request = match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        };
+        let answer = request.send().await.expect("the service answers");
+        let metered = token.is_some();
+        assert_eq!(
+            answer.status(),
+            if path == "/v2/workflows/dlq" {
+                401
+            } else {
+                200
+            }
+        );
+        let headers = answer.headers().clone();
+        let body = answer.bytes().await.expect("body");
+        assert!(
+            headers.get("transfer-encoding").is_none(),
+            "{path}: {headers:?}"
+        );
+        assert_eq!(
+            headers
+                .get("content-length")
+                .map(|length| length.to_str().expect("ascii")),
+            Some(body.len().to_string().as_str()),
+            "{path}"
+        );
+        if metered {
+            sent += body.len();
+        }
+    }
+    let after = bandwidth().await;
+    // The first stats answer is counted too, so more than the two reads: never less.
+    assert!(
+        after - before >= sent as f64,
+        "bandwidth grew by {} for {sent} bytes sent",
+        after - before
+    );
+}
