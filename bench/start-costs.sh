@@ -32,8 +32,8 @@ for _ in $(seq 1 "$runs"); do
 done
 serve_p50=$(med "$work/serve-start" 1); serve_p99=$(med "$work/serve-start" 2)
 report
-report "\`courier serve\` on an empty data directory (the store created durably: the image flushed before it is"
-report "named, the account's commit flushed), from spawning the process to the end of its first answered"
+report "\`courier serve\` on an empty data directory (the store created durably: the image, the account in it,"
+report "flushed before it is named, then its directory), from spawning the process to the end of its first answered"
 report "\`GET /health\` (a bare TCP client retrying its connect every 100 µs): \`$bin/courier-serve-start --courier $courier"
 report "--starts $serve_starts\`: p50 **$(ms "$serve_p50") ms**, p99 $(ms "$serve_p99") ms (medians of $runs runs; target ≤ 3 ms)."
 
