@@ -4,7 +4,7 @@ use crate::store::{Store, StoreError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use courier_models::{AccountState, MessagingAccount, PlanType, ReservedPlanType};
-use rand::RngCore as _;
+use rand::{RngCore as _, TryRngCore as _};
 
 /// The account with the management key that authenticates the management interface.
 #[derive(Clone, Debug)]
@@ -21,10 +21,13 @@ pub struct InitialCredentials {
     pub management_key: Option<String>,
 }
 
-/// `bytes` random bytes, base64url.
+/// `bytes` random bytes from the operating system's generator, base64url. Straight from the
+/// system rather than through `rand`'s thread-local generator, which a fresh `courier serve`
+/// would set up (its seeding and SIMD detection) for the three secrets of its first start.
 pub fn random_secret(bytes: usize) -> String {
     let mut buffer = vec![0u8; bytes];
-    rand::rng().fill_bytes(&mut buffer);
+    // Panics only if the system has no randomness to give, as the thread-local generator would.
+    rand::rngs::OsRng.unwrap_err().fill_bytes(&mut buffer);
     URL_SAFE_NO_PAD.encode(buffer)
 }
 
