@@ -26,6 +26,10 @@ log "part 3: courier serve on an empty data directory"
 serve_starts=50
 [ "$smoke" -eq 1 ] && serve_starts=5
 : >"$work/serve-start"
+# Each start flushes its new store twice: what earlier parts wrote and the kernel has not yet
+# written back (stores of up to a million entries) goes to disk first, or those flushes wait
+# behind it.
+sync
 for _ in $(seq 1 "$runs"); do
   "$bin/courier-serve-start" --courier "$courier" --starts "$serve_starts" --port "$port" \
     --work-dir "$work/serve-start-dirs" >>"$work/serve-start"
