@@ -223,11 +223,16 @@ pub fn routers(service: Arc<Service>, config: &Config) -> (Router, Option<Router
         budget,
     };
     let console = config.console.then(|| {
-        crate::console::router(service.clone(), guard.clone(), config.tls.is_some())
-            .layer(axum::middleware::from_fn_with_state(form, console_bodies))
+        let (service, guard, secure_cookies) =
+            (service.clone(), guard.clone(), config.tls.is_some());
+        move || {
+            crate::console::router(service.clone(), guard.clone(), secure_cookies).layer(
+                axum::middleware::from_fn_with_state(form.clone(), console_bodies),
+            )
+        }
     });
     let with_console = |router: Router| match console {
-        Some(console) => router.merge(console),
+        Some(build) => crate::console::mount(router, build),
         None => router,
     };
     if config.management_listen.is_some() {

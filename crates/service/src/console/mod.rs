@@ -76,6 +76,49 @@ pub fn router(service: Arc<Service>, guard: Arc<SignInGuard>, secure_cookies: bo
         .with_state(console)
 }
 
+/// Mounts the console at `/console` on `router`, its routes built by `build` on the console's
+/// first request. Building them at every start cost a fresh `courier serve` a quarter of its
+/// routers' instructions, for pages most services never serve.
+pub fn mount(router: Router, build: impl Fn() -> Router + Send + Sync + 'static) -> Router {
+    router.nest_service(
+        "/console",
+        BuiltOnFirstRequest {
+            build: Arc::new(build),
+            router: Arc::new(std::sync::OnceLock::new()),
+        },
+    )
+}
+
+/// A router built on its first request, then kept.
+#[derive(Clone)]
+struct BuiltOnFirstRequest {
+    build: Arc<dyn Fn() -> Router + Send + Sync>,
+    router: Arc<std::sync::OnceLock<Router>>,
+}
+
+impl tower::Service<axum::extract::Request> for BuiltOnFirstRequest {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = axum::routing::future::RouteFuture<std::convert::Infallible>;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, mut request: axum::extract::Request) -> Self::Future {
+        // `nest_service` strips `/console` from the path; the console's routes (and the pages'
+        // return addresses) are written in full, so each request goes in as it came.
+        if let Some(axum::extract::OriginalUri(uri)) = request.extensions().get().cloned() {
+            *request.uri_mut() = uri;
+        }
+        let mut router = self.router.get_or_init(|| (self.build)()).clone();
+        tower::Service::call(&mut router, request)
+    }
+}
+
 /// Pages load nothing from another host and run no inline script, so a strict policy costs
 /// nothing and blunts any markup that escaped escaping. Pages hold account data: never cached.
 async fn security_headers(
