@@ -58,14 +58,9 @@ impl ConnectionLimits {
     }
 }
 
-/// The soft limit of open descriptors, from `/proc/self/limits` (`None` where there is none, or
-/// it is unlimited).
+/// The soft limit of open descriptors (`None` where it is unlimited).
 fn descriptor_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits
-        .lines()
-        .find(|line| line.starts_with("Max open files"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
 }
 
 /// Whose connections count together: an IPv4 address (an IPv4-mapped IPv6 address as its IPv4
@@ -381,6 +376,19 @@ pub async fn serve_listener(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_descriptor_limit_is_the_one_the_kernel_reports() {
+        let limits = std::fs::read_to_string("/proc/self/limits").expect("read /proc/self/limits");
+        let soft = limits
+            .lines()
+            .find(|line| line.starts_with("Max open files"))
+            .and_then(|line| line.split_whitespace().nth(3))
+            .expect("a line for open files");
+        // "unlimited" parses to nothing, as an unlimited descriptor_limit is.
+        assert_eq!(descriptor_limit(), soft.parse().ok());
+    }
 
     #[test]
     fn the_caps_follow_the_descriptor_limit() {
