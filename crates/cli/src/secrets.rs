@@ -103,12 +103,12 @@ pub(crate) fn flag_warnings(matches: Option<&clap::ArgMatches>) -> Vec<String> {
 }
 
 /// Whether the argument `id` was given on the command line (not by a variable or a default).
-pub(crate) fn on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
+fn on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
     matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
 }
 
 /// Whether `--store` is on the command line with a password in it.
-pub(crate) fn store_with_password(matches: &clap::ArgMatches) -> bool {
+fn store_with_password(matches: &clap::ArgMatches) -> bool {
     on_command_line(matches, "store")
         && matches
             .get_one::<String>("store")

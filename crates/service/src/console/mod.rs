@@ -81,13 +81,16 @@ pub fn router(service: Arc<Service>, guard: Arc<SignInGuard>, secure_cookies: bo
 /// routers' instructions, for pages most services never serve.
 pub fn mount(router: Router, build: impl Fn() -> Router + Send + Sync + 'static) -> Router {
     router.nest_service(
-        "/console",
+        MOUNTED_AT,
         BuiltOnFirstRequest {
             build: Arc::new(build),
             router: Arc::new(std::sync::OnceLock::new()),
         },
     )
 }
+
+/// Where the console lives; its routes are written with it.
+const MOUNTED_AT: &str = "/console";
 
 /// A router built on its first request, then kept.
 #[derive(Clone)]
@@ -110,9 +113,14 @@ impl tower::Service<axum::extract::Request> for BuiltOnFirstRequest {
 
     fn call(&mut self, mut request: axum::extract::Request) -> Self::Future {
         // `nest_service` strips `/console` from the path; the console's routes (and the pages'
-        // return addresses) are written in full, so each request goes in as it came.
-        if let Some(axum::extract::OriginalUri(uri)) = request.extensions().get().cloned() {
-            *request.uri_mut() = uri;
+        // return addresses) are written in full, so the prefix goes back on (`/console` itself
+        // comes in as `/console/`, which the console redirects alike).
+        let stripped = request
+            .uri()
+            .path_and_query()
+            .map_or("/", |path| path.as_str());
+        if let Ok(whole) = format!("{MOUNTED_AT}{stripped}").parse() {
+            *request.uri_mut() = whole;
         }
         let mut router = self.router.get_or_init(|| (self.build)()).clone();
         tower::Service::call(&mut router, request)
@@ -148,4 +156,60 @@ async fn security_headers(
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt as _;
+    use tower::ServiceExt as _;
+
+    /// What the console's router saw: the path and query it was asked for, and the one path
+    /// parameter of its route, if any.
+    async fn seen(router: Router, uri: &str) -> String {
+        let request = axum::extract::Request::get(uri)
+            .body(axum::body::Body::empty())
+            .expect("request");
+        let answer = router.oneshot(request).await.expect("infallible");
+        let body = answer.into_body().collect().await.expect("body").to_bytes();
+        String::from_utf8(body.to_vec()).expect("utf-8")
+    }
+
+    #[tokio::test]
+    async fn the_mounted_console_is_built_once_on_its_first_request_and_sees_whole_paths() {
+        let builds = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = builds.clone();
+        let console = move || {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let echo = |uri: axum::http::Uri| async move { uri.to_string() };
+            Router::new()
+                .route("/console/", get(echo))
+                .route(
+                    "/console/dlq/{id}",
+                    get(|axum::extract::Path(id): axum::extract::Path<String>,
+                         uri: axum::http::Uri| async move { format!("{uri} {id}") }),
+                )
+        };
+        let app = mount(
+            Router::new().route("/other", get(|| async { "other" })),
+            console,
+        );
+        assert_eq!(seen(app.clone(), "/other").await, "other");
+        assert_eq!(
+            builds.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "not before a console request"
+        );
+        assert_eq!(seen(app.clone(), "/console").await, "/console/");
+        assert_eq!(seen(app.clone(), "/console/").await, "/console/");
+        assert_eq!(
+            seen(app.clone(), "/console/dlq/42?next=%2Fconsole").await,
+            "/console/dlq/42?next=%2Fconsole 42"
+        );
+        assert_eq!(
+            builds.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "built once, then kept"
+        );
+    }
 }
