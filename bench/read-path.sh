@@ -57,8 +57,14 @@ log "read path: one request at a time"
 # the scheduler, whether the two woke on one core decided the limit's get-one p50 (21 µs on one
 # core, 56-65 µs on two, 57-78 µs unpinned), so the ratio moved with the scheduler, not with
 # either server.
-lat_client_cpu=0
-lat_server_cpu=$(( $(nproc) > 1 ? 1 : 0 ))
+# Two of the CPUs this script may use (Cpus_allowed_list, e.g. "0-3,6"): a container's may not
+# start at 0. With one, both run on it.
+mapfile -t lat_cpus < <(awk '/^Cpus_allowed_list/ {
+  n = split($2, parts, ",")
+  for (i = 1; i <= n; i++) { m = split(parts[i], r, "-"); for (c = r[1]; c <= r[m]; c++) print c }
+}' /proc/self/status)
+lat_client_cpu=${lat_cpus[0]}
+lat_server_cpu=${lat_cpus[1]:-${lat_cpus[0]}}
 pin_to_server_cpu() { taskset -a -p -c "$lat_server_cpu" "$1" >/dev/null; }
 rm -rf "$work/lat" && cp -r "$work/d$mid" "$work/lat"
 sync
